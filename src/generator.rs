@@ -1,0 +1,511 @@
+//! [`Scru128Generator`] and the state machine of SPEC section 3 that it shares with the
+//! process-wide generator.
+
+use core::fmt;
+
+use crate::error::GenerateError;
+use crate::id::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
+use crate::sources::{Clock, RandomSource};
+
+/// Default rollback allowance: how far (in ms) the clock may go back before the
+/// generator stops carrying on from its last timestamp.
+pub const DEFAULT_ROLLBACK_ALLOWANCE: u64 = 10_000;
+
+/// Interval (ms) after which `per_sec_random` is renewed.
+const PER_SEC_INTERVAL: u64 = 1_000;
+
+/// Random draws the state machine needs besides `per_gen_random`.
+pub(crate) trait FieldRandom {
+    /// A fresh 28-bit counter value.
+    fn counter(&mut self) -> u32;
+    /// A fresh 24-bit `per_sec_random`.
+    fn per_sec(&mut self) -> u32;
+}
+
+impl<R: RandomSource> FieldRandom for R {
+    #[inline]
+    fn counter(&mut self) -> u32 {
+        self.next_u32() & MAX_COUNTER
+    }
+
+    #[inline]
+    fn per_sec(&mut self) -> u32 {
+        self.next_u32() & MAX_PER_SEC_RANDOM
+    }
+}
+
+/// The generator state of SPEC section 3, without the random source and the clock.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct State {
+    /// Timestamp (biased) of the last ID; 0 before the first.
+    timestamp: u64,
+    /// Counter of the last ID.
+    counter: u32,
+    per_sec_random: u32,
+    /// Timestamp from which `per_sec_random` is due for renewal (last renewal + 1000);
+    /// 0 forces a renewal at the next ID.
+    renew_at: u64,
+    rollback_allowance: u64,
+    /// Forks seen when this state was last used, to notice that it was copied into a
+    /// child process.
+    #[cfg(feature = "std")]
+    fork_epoch: u32,
+}
+
+/// Converts a clock reading to a timestamp that may be generated (1 ..= 2^44−2).
+#[inline]
+pub(crate) const fn timestamp_from_clock(unix_ts_ms: u64) -> Result<u64, GenerateError> {
+    let ts = unix_ts_ms.wrapping_sub(TIMESTAMP_BIAS);
+    if ts.wrapping_sub(1) < MAX_TIMESTAMP - 1 {
+        Ok(ts)
+    } else {
+        Err(GenerateError::ClockOutOfRange { unix_ts_ms })
+    }
+}
+
+impl State {
+    pub(crate) const fn new() -> Self {
+        Self {
+            timestamp: 0,
+            counter: 0,
+            per_sec_random: 0,
+            renew_at: 0,
+            rollback_allowance: DEFAULT_ROLLBACK_ALLOWANCE,
+            #[cfg(feature = "std")]
+            fork_epoch: 0,
+        }
+    }
+
+    /// Remembers the current fork count, registering the fork handler if needed.
+    #[cfg(feature = "std")]
+    pub(crate) fn watch_forks(&mut self) {
+        self.fork_epoch = crate::sources::fork::watch();
+    }
+
+    /// Advances to the next `(timestamp, counter, per_sec_random)` for a clock reading
+    /// `now` (a timestamp from [`timestamp_from_clock`]). On error nothing changes.
+    #[inline]
+    pub(crate) fn next(
+        &mut self,
+        now: u64,
+        reset_on_rollback: bool,
+        rng: &mut impl FieldRandom,
+    ) -> Result<(u64, u32, u32), GenerateError> {
+        #[cfg(feature = "std")]
+        if self.fork_epoch != crate::sources::fork::epoch() {
+            self.after_fork();
+        }
+        let (timestamp, counter) = if now > self.timestamp {
+            (now, rng.counter())
+        } else if self.timestamp - now <= self.rollback_allowance {
+            if self.counter < MAX_COUNTER {
+                (self.timestamp, self.counter + 1)
+            } else {
+                // Counter overflow: borrow the next millisecond rather than wait.
+                (self.timestamp + 1, rng.counter())
+            }
+        } else if reset_on_rollback {
+            self.renew_at = 0;
+            (now, rng.counter())
+        } else {
+            return Err(GenerateError::ClockRollback {
+                last_unix_ts_ms: self.timestamp + TIMESTAMP_BIAS,
+                unix_ts_ms: now + TIMESTAMP_BIAS,
+            });
+        };
+        if timestamp >= MAX_TIMESTAMP {
+            return Err(GenerateError::TimestampExhausted);
+        }
+        self.timestamp = timestamp;
+        self.counter = counter;
+        if timestamp >= self.renew_at {
+            self.per_sec_random = rng.per_sec();
+            self.renew_at = timestamp + PER_SEC_INTERVAL;
+        }
+        Ok((timestamp, counter, self.per_sec_random))
+    }
+
+    /// In a child process: move past every `(timestamp, counter)` the parent may go on
+    /// to use at this timestamp, and renew `per_sec_random`.
+    #[cfg(feature = "std")]
+    #[cold]
+    fn after_fork(&mut self) {
+        self.fork_epoch = crate::sources::fork::epoch();
+        self.counter = MAX_COUNTER;
+        self.renew_at = 0;
+    }
+
+    /// Continues after `last`: the next ID is greater unless the clock is behind it
+    /// by more than the rollback allowance.
+    pub(crate) fn resume_after(&mut self, last: Scru128Id) {
+        self.timestamp = last.timestamp();
+        self.counter = last.counter();
+        self.renew_at = 0;
+    }
+}
+
+/// A SCRU128 generator: the state of SPEC section 3 over a random source `R` and a
+/// clock `C`.
+///
+/// The IDs of one generator strictly increase, as integers and as text; within one
+/// timestamp the counter rises by exactly one per ID. The rules, for each ID, with
+/// `now` read from the clock and `last` the timestamp of the previous ID:
+///
+/// 1. `now > last`: the ID takes `now` and a fresh random counter.
+/// 2. `now ≤ last` within the rollback allowance (default 10 000 ms,
+///    [`set_rollback_allowance`](Self::set_rollback_allowance)): it keeps `last` and
+///    the counter goes up by one.
+/// 3. If the counter would pass 2^28−1, the ID takes `last + 1` and a fresh random
+///    counter: the generator never blocks. The timestamp can so run ahead of the
+///    clock, by 1 ms per 2^28 IDs.
+/// 4. `now` behind `last` by more than the allowance: [`generate`](Self::generate)
+///    and the other resetting methods start again from `now` (order with the IDs
+///    before is then broken); the `*_or_abort` methods return
+///    [`GenerateError::ClockRollback`] and change nothing.
+/// 5. `per_sec_random` is renewed at the first ID, after a reset, and whenever the
+///    timestamp is 1000 ms or more past that of the last renewal.
+/// 6. `per_gen_random` is fresh for every ID.
+/// 7. A clock before 2020-01-01T00:00:00.001Z, or at or after the last
+///    representable millisecond, is an error ([`GenerateError::ClockOutOfRange`]);
+///    the reserved timestamps 0 and 2^44−1 are never generated.
+///
+/// With feature `std` on Unix, a generator copied into a child by `fork()` notices
+/// it at its next ID: it moves on by one millisecond with a fresh counter and a fresh
+/// `per_sec_random`, and [`DefaultRng`](crate::DefaultRng) reseeds itself, so parent
+/// and child do not repeat each other.
+///
+/// # Examples
+///
+/// ```
+/// use scru128::Scru128Generator;
+///
+/// let mut g = Scru128Generator::new();
+/// let a = g.generate();
+/// let b = g.generate();
+/// assert!(a < b);
+/// ```
+///
+/// Deterministic, with a random source and a clock of your own (also in `no_std`):
+///
+/// ```
+/// use scru128::Scru128Generator;
+///
+/// let mut g = Scru128Generator::with_rng_and_clock(|| 0x0123_4567u32, || 1_700_000_000_000u64);
+/// let a = g.generate();
+/// let b = g.generate();
+/// assert_eq!(a.unix_ts_ms(), 1_700_000_000_000);
+/// assert_eq!((a.counter(), b.counter()), (0x0123_4567, 0x0123_4568));
+/// ```
+#[cfg(feature = "std")]
+#[derive(Clone)]
+pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
+    state: State,
+    rng: R,
+    clock: C,
+}
+
+/// A SCRU128 generator over a random source `R` and a clock `C`; see the crate docs.
+#[cfg(not(feature = "std"))]
+#[derive(Clone)]
+pub struct Scru128Generator<R, C> {
+    state: State,
+    rng: R,
+    clock: C,
+}
+
+#[cfg(feature = "std")]
+impl Scru128Generator {
+    /// Creates a generator with the OS-seeded [`DefaultRng`](crate::DefaultRng) and the
+    /// [`SystemClock`](crate::SystemClock).
+    ///
+    /// # Panics
+    ///
+    /// Panics if the operating system's random source fails.
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// println!("{}", g.generate());
+    /// ```
+    pub fn new() -> Self {
+        Self::with_rng(crate::DefaultRng::new())
+    }
+}
+
+#[cfg(feature = "std")]
+impl Default for Scru128Generator {
+    /// Same as [`Scru128Generator::new`].
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "std")]
+impl<R: RandomSource> Scru128Generator<R> {
+    /// Creates a generator with a random source of your own and the system clock.
+    /// For unpredictable IDs the source should be cryptographically secure.
+    ///
+    /// ```
+    /// let mut seed = 1u32;
+    /// let mut g = scru128::Scru128Generator::with_rng(move || { seed = seed.wrapping_mul(747796405).wrapping_add(1); seed });
+    /// assert!(g.generate() < g.generate());
+    /// ```
+    pub fn with_rng(rng: R) -> Self {
+        Self::with_rng_and_clock(rng, crate::SystemClock)
+    }
+}
+
+impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
+    /// Creates a generator with a random source and a clock of your own: for tests,
+    /// simulations and `no_std`.
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::with_rng_and_clock(|| 1u32, || 1_600_000_000_000u64);
+    /// assert_eq!(g.generate().unix_ts_ms(), 1_600_000_000_000);
+    /// ```
+    pub fn with_rng_and_clock(rng: R, clock: C) -> Self {
+        #[allow(unused_mut)]
+        let mut state = State::new();
+        #[cfg(feature = "std")]
+        state.watch_forks();
+        Self { state, rng, clock }
+    }
+
+    /// Sets how far (in milliseconds) the clock may go back and the generator still
+    /// carry on from its last timestamp (default 10 000). A larger step back resets
+    /// the generator (in [`generate`](Self::generate)) or is reported (in
+    /// [`generate_or_abort`](Self::generate_or_abort)).
+    ///
+    /// The timestamp can run ahead of the clock after counter overflows (1 ms per
+    /// 2^28 IDs); an allowance of 0 would then treat the clock as going back.
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// g.set_rollback_allowance(60_000);
+    /// assert_eq!(g.rollback_allowance(), 60_000);
+    /// ```
+    pub fn set_rollback_allowance(&mut self, ms: u64) {
+        self.state.rollback_allowance = ms;
+    }
+
+    /// The rollback allowance in milliseconds.
+    ///
+    /// ```
+    /// assert_eq!(scru128::Scru128Generator::new().rollback_allowance(), 10_000);
+    /// ```
+    pub fn rollback_allowance(&self) -> u64 {
+        self.state.rollback_allowance
+    }
+
+    /// Generates a new ID, resetting the generator if the clock went back more than the
+    /// rollback allowance (see the type's docs).
+    ///
+    /// # Panics
+    ///
+    /// Panics if the clock is outside the range SCRU128 can represent (before
+    /// 2020-01-01 or after the year 2577), or if the counter overflows at the last
+    /// representable millisecond. [`try_generate`](Self::try_generate) returns these as
+    /// errors.
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// let id = g.generate();
+    /// assert_eq!(id.to_string().len(), 26);
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn generate(&mut self) -> Scru128Id {
+        match self.try_generate() {
+            Ok(id) => id,
+            Err(err) => panic!("scru128: {err}"),
+        }
+    }
+
+    /// Generates a new ID like [`generate`](Self::generate), returning an error instead
+    /// of panicking.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::ClockOutOfRange`] or [`GenerateError::TimestampExhausted`].
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::with_rng_and_clock(|| 1u32, || 1_000u64);
+    /// assert!(g.try_generate().is_err()); // 1970 is before 2020
+    /// ```
+    #[inline]
+    pub fn try_generate(&mut self) -> Result<Scru128Id, GenerateError> {
+        let now = self.clock.unix_ts_ms();
+        self.generate_from_clock(now, true)
+    }
+
+    /// Generates a new ID, or reports a clock rollback larger than the allowance
+    /// instead of resetting; the generator is then unchanged.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::ClockRollback`], [`GenerateError::ClockOutOfRange`] or
+    /// [`GenerateError::TimestampExhausted`].
+    ///
+    /// ```
+    /// use scru128::{GenerateError, Scru128Generator};
+    ///
+    /// let mut t = 1_700_000_100_000u64;
+    /// let mut g = Scru128Generator::with_rng_and_clock(|| 1u32, move || { t -= 20_000; t });
+    /// assert!(g.generate_or_abort().is_ok());
+    /// assert!(matches!(g.generate_or_abort(), Err(GenerateError::ClockRollback { .. })));
+    /// ```
+    #[inline]
+    pub fn generate_or_abort(&mut self) -> Result<Scru128Id, GenerateError> {
+        let now = self.clock.unix_ts_ms();
+        self.generate_from_clock(now, false)
+    }
+
+    /// Generates a new ID as if the clock read `unix_ts_ms` (the clock is not read),
+    /// resetting on a large rollback like [`generate`](Self::generate).
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError::ClockOutOfRange`] or [`GenerateError::TimestampExhausted`].
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// let id = g.try_generate_at(1_700_000_000_000)?;
+    /// assert_eq!(id.unix_ts_ms(), 1_700_000_000_000);
+    /// # Ok::<(), scru128::GenerateError>(())
+    /// ```
+    #[inline]
+    pub fn try_generate_at(&mut self, unix_ts_ms: u64) -> Result<Scru128Id, GenerateError> {
+        self.generate_from_clock(unix_ts_ms, true)
+    }
+
+    /// Generates a new ID as if the clock read `unix_ts_ms`, reporting a large rollback
+    /// like [`generate_or_abort`](Self::generate_or_abort).
+    ///
+    /// # Errors
+    ///
+    /// As [`generate_or_abort`](Self::generate_or_abort).
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// g.generate_or_abort_at(1_700_000_100_000)?;
+    /// assert!(g.generate_or_abort_at(1_700_000_000_000).is_err());
+    /// # Ok::<(), scru128::GenerateError>(())
+    /// ```
+    #[inline]
+    pub fn generate_or_abort_at(&mut self, unix_ts_ms: u64) -> Result<Scru128Id, GenerateError> {
+        self.generate_from_clock(unix_ts_ms, false)
+    }
+
+    #[inline]
+    fn generate_from_clock(
+        &mut self,
+        unix_ts_ms: u64,
+        reset_on_rollback: bool,
+    ) -> Result<Scru128Id, GenerateError> {
+        let now = timestamp_from_clock(unix_ts_ms)?;
+        let (timestamp, counter, per_sec) =
+            self.state.next(now, reset_on_rollback, &mut self.rng)?;
+        let per_gen = self.rng.next_u32();
+        Ok(Scru128Id::from_fields_unchecked(
+            timestamp, counter, per_sec, per_gen,
+        ))
+    }
+
+    /// Fills `ids` with new IDs, reading the clock once: the batch keeps every rule of
+    /// [`generate`](Self::generate) (the IDs increase, the counter steps by one,
+    /// overflows move to the next millisecond, `per_sec_random` is renewed on time).
+    ///
+    /// # Panics
+    ///
+    /// As [`generate`](Self::generate); [`try_fill`](Self::try_fill) returns errors.
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// let mut ids = [scru128::Scru128Id::MIN; 64];
+    /// g.fill(&mut ids);
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// ```
+    #[track_caller]
+    pub fn fill(&mut self, ids: &mut [Scru128Id]) {
+        if let Err(err) = self.try_fill(ids) {
+            panic!("scru128: {err}");
+        }
+    }
+
+    /// Fills `ids` with new IDs like [`fill`](Self::fill), returning an error instead of
+    /// panicking.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_generate`](Self::try_generate). On an error the IDs before the failing
+    /// one are written and valid; the rest of the slice is untouched.
+    ///
+    /// ```
+    /// let mut g = scru128::Scru128Generator::new();
+    /// let mut ids = vec![scru128::Scru128Id::MIN; 1000];
+    /// g.try_fill(&mut ids)?;
+    /// assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    /// # Ok::<(), scru128::GenerateError>(())
+    /// ```
+    pub fn try_fill(&mut self, ids: &mut [Scru128Id]) -> Result<(), GenerateError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let unix_ts_ms = self.clock.unix_ts_ms();
+        let now = timestamp_from_clock(unix_ts_ms)?;
+        for slot in ids {
+            let (timestamp, counter, per_sec) = self.state.next(now, true, &mut self.rng)?;
+            let per_gen = self.rng.next_u32();
+            *slot = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
+        }
+        Ok(())
+    }
+
+    /// Continues after `last`, an ID saved by an earlier run (of this or another
+    /// generator): the next ID is greater than `last` whenever the clock is not behind
+    /// it by more than the rollback allowance, even if the clock went back across a
+    /// restart. `per_sec_random` is renewed at the next ID.
+    ///
+    /// ```
+    /// use scru128::{Scru128Generator, Scru128Id};
+    ///
+    /// let saved: Scru128Id = "7G0000000000000000000000000".get(..26).unwrap().parse()?;
+    /// let mut g = Scru128Generator::with_rng_and_clock(|| 9u32, move || saved.unix_ts_ms() - 5_000);
+    /// g.resume_after(saved);
+    /// assert!(g.generate() > saved);
+    /// # Ok::<(), scru128::ParseError>(())
+    /// ```
+    pub fn resume_after(&mut self, last: Scru128Id) {
+        self.state.resume_after(last);
+    }
+}
+
+impl<R: RandomSource, C: Clock> Iterator for Scru128Generator<R, C> {
+    type Item = Scru128Id;
+
+    /// Returns [`generate`](Self::generate)'s next ID; the iterator never ends.
+    ///
+    /// # Panics
+    ///
+    /// As [`generate`](Self::generate).
+    #[inline]
+    fn next(&mut self) -> Option<Scru128Id> {
+        Some(self.generate())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+impl<R: RandomSource, C: Clock> core::iter::FusedIterator for Scru128Generator<R, C> {}
+
+impl<R, C> fmt::Debug for Scru128Generator<R, C> {
+    /// Shows the counters, not the random source's state.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scru128Generator")
+            .field("timestamp", &self.state.timestamp)
+            .field("counter", &self.state.counter)
+            .field("rollback_allowance", &self.state.rollback_allowance)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,855 @@
+//! The [`Scru128Id`] type and its text codec.
+
+use core::{fmt, str::FromStr};
+
+use crate::error::{ParseError, RangeError};
+
+/// Unix time in milliseconds at 2020-01-01T00:00:00Z, the zero of the 44-bit timestamp.
+pub const TIMESTAMP_BIAS: u64 = 1_577_836_800_000;
+
+/// Largest value of the 44-bit `timestamp` field.
+pub const MAX_TIMESTAMP: u64 = (1 << 44) - 1;
+/// Largest value of the 28-bit `counter` field.
+pub const MAX_COUNTER: u32 = (1 << 28) - 1;
+/// Largest value of the 24-bit `per_sec_random` field.
+pub const MAX_PER_SEC_RANDOM: u32 = (1 << 24) - 1;
+
+/// Digits of the base-32 text form, in value order.
+const DIGITS: &[u8; 32] = b"0123456789ABCDEFGHIJKLMNOPQRSTUV";
+const DIGITS_LOWER: &[u8; 32] = b"0123456789abcdefghijklmnopqrstuv";
+
+/// Marks a byte that is not a digit in [`DECODE`].
+const NOT_A_DIGIT: u8 = 0xff;
+
+/// Byte → digit value, either case; [`NOT_A_DIGIT`] elsewhere.
+const DECODE: [u8; 256] = {
+    let mut table = [NOT_A_DIGIT; 256];
+    let mut i = 0;
+    while i < 32 {
+        table[DIGITS[i] as usize] = i as u8;
+        table[DIGITS_LOWER[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// A SCRU128 ID: a 128-bit value of four fields, ordered as the unsigned integer.
+///
+/// | bits (MSB first) | field            | size |
+/// | ---------------- | ---------------- | ---- |
+/// | 0–43             | `timestamp`      | 44   |
+/// | 44–71            | `counter`        | 28   |
+/// | 72–95            | `per_sec_random` | 24   |
+/// | 96–127           | `per_gen_random` | 32   |
+///
+/// It is stored as 16 big-endian bytes, so it is 16 bytes in memory, has alignment 1,
+/// and its derived order is at once the integer order, the byte (memcmp) order and the
+/// order of its canonical text.
+///
+/// # Examples
+///
+/// ```
+/// use scru128::Scru128Id;
+///
+/// let y: Scru128Id = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4".parse()?;
+/// assert_eq!(y.to_string(), "00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
+/// assert_eq!(Scru128Id::from_u128(y.to_u128()), y);
+/// # Ok::<(), scru128::ParseError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(transparent)]
+pub struct Scru128Id([u8; 16]);
+
+impl Scru128Id {
+    /// The smallest ID, `00000000000000000000000000` (all fields zero).
+    pub const MIN: Self = Self([0; 16]);
+    /// The largest ID, `7VVVVVVVVVVVVVVVVVVVVVVVVV` (all bits one).
+    pub const MAX: Self = Self([0xff; 16]);
+
+    /// Creates an ID from its 128-bit unsigned integer value.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_u128(0x00cc22a98f49faa67978d9d2e2bf2a84);
+    /// assert_eq!(x.to_string(), "00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
+    /// ```
+    #[inline]
+    pub const fn from_u128(int_value: u128) -> Self {
+        Self(int_value.to_be_bytes())
+    }
+
+    /// Returns the 128-bit unsigned integer value (same as [`to_u128`](Self::to_u128);
+    /// the name of scru128 1.0).
+    ///
+    /// ```
+    /// let x: scru128::Scru128Id = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4".parse()?;
+    /// assert_eq!(x.as_u128(), 0x00cc22a98f49faa67978d9d2e2bf2a84);
+    /// # Ok::<(), scru128::ParseError>(())
+    /// ```
+    #[inline]
+    pub const fn as_u128(&self) -> u128 {
+        u128::from_be_bytes(self.0)
+    }
+
+    /// Returns the 128-bit unsigned integer value.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_u128(42);
+    /// assert_eq!(x.to_u128(), 42);
+    /// ```
+    #[inline]
+    pub const fn to_u128(self) -> u128 {
+        u128::from_be_bytes(self.0)
+    }
+
+    /// Creates an ID from its 16-byte big-endian form.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_bytes([0xff; 16]);
+    /// assert_eq!(x, scru128::Scru128Id::MAX);
+    /// ```
+    #[inline]
+    pub const fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(bytes)
+    }
+
+    /// Returns the 16-byte big-endian form, which sorts like the ID.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_u128(0x0102);
+    /// assert_eq!(&x.to_bytes()[14..], &[1, 2]);
+    /// ```
+    #[inline]
+    pub const fn to_bytes(self) -> [u8; 16] {
+        self.0
+    }
+
+    /// Borrows the 16-byte big-endian form.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_u128(0x0102);
+    /// assert_eq!(x.as_bytes()[15], 2);
+    /// ```
+    #[inline]
+    pub const fn as_bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// Creates an ID from its four field values.
+    ///
+    /// # Panics
+    ///
+    /// Panics if a field is out of its range (`timestamp` > 2^44−1, `counter` >
+    /// 2^28−1, `per_sec_random` > 2^24−1), like scru128 1.0. Use
+    /// [`try_from_fields`](Self::try_from_fields) to get an error instead.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_fields(1, 2, 3, 4);
+    /// assert_eq!((x.timestamp(), x.counter(), x.per_sec_random(), x.per_gen_random()), (1, 2, 3, 4));
+    /// ```
+    #[track_caller]
+    pub const fn from_fields(
+        timestamp: u64,
+        counter: u32,
+        per_sec_random: u32,
+        per_gen_random: u32,
+    ) -> Self {
+        match Self::try_from_fields(timestamp, counter, per_sec_random, per_gen_random) {
+            Ok(id) => id,
+            Err(_) => panic!("invalid field value: a SCRU128 field is out of its range"),
+        }
+    }
+
+    /// Creates an ID from its four field values, checking their ranges.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`RangeError`] naming the first field that is out of its range.
+    ///
+    /// ```
+    /// use scru128::Scru128Id;
+    ///
+    /// assert!(Scru128Id::try_from_fields(1 << 44, 0, 0, 0).is_err());
+    /// let err = Scru128Id::try_from_fields(0, 1 << 28, 0, 0).unwrap_err();
+    /// assert_eq!(err.to_string(), "counter 268435456 is out of range (maximum 268435455)");
+    /// ```
+    pub const fn try_from_fields(
+        timestamp: u64,
+        counter: u32,
+        per_sec_random: u32,
+        per_gen_random: u32,
+    ) -> Result<Self, RangeError> {
+        if timestamp > MAX_TIMESTAMP {
+            Err(RangeError::field("timestamp", timestamp, MAX_TIMESTAMP))
+        } else if counter > MAX_COUNTER {
+            Err(RangeError::field(
+                "counter",
+                counter as u64,
+                MAX_COUNTER as u64,
+            ))
+        } else if per_sec_random > MAX_PER_SEC_RANDOM {
+            Err(RangeError::field(
+                "per_sec_random",
+                per_sec_random as u64,
+                MAX_PER_SEC_RANDOM as u64,
+            ))
+        } else {
+            Ok(Self::from_fields_unchecked(
+                timestamp,
+                counter,
+                per_sec_random,
+                per_gen_random,
+            ))
+        }
+    }
+
+    /// Packs fields already known to be in range.
+    #[inline]
+    pub(crate) const fn from_fields_unchecked(
+        timestamp: u64,
+        counter: u32,
+        per_sec_random: u32,
+        per_gen_random: u32,
+    ) -> Self {
+        let hi = (timestamp << 20) | (counter as u64 >> 8);
+        let lo = ((counter as u64 & 0xff) << 56)
+            | ((per_sec_random as u64) << 32)
+            | per_gen_random as u64;
+        Self::from_u128(((hi as u128) << 64) | lo as u128)
+    }
+
+    /// The 44-bit `timestamp` field: milliseconds since 2020-01-01T00:00:00Z
+    /// (Unix milliseconds minus [`TIMESTAMP_BIAS`]), as stored.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_fields(1234, 0, 0, 0);
+    /// assert_eq!(x.timestamp(), 1234);
+    /// ```
+    #[inline]
+    pub const fn timestamp(&self) -> u64 {
+        (self.as_u128() >> 84) as u64
+    }
+
+    /// The 28-bit `counter` field.
+    ///
+    /// ```
+    /// assert_eq!(scru128::Scru128Id::from_fields(0, 77, 0, 0).counter(), 77);
+    /// ```
+    #[inline]
+    pub const fn counter(&self) -> u32 {
+        (self.as_u128() >> 56) as u32 & MAX_COUNTER
+    }
+
+    /// The 24-bit `per_sec_random` field.
+    ///
+    /// ```
+    /// assert_eq!(scru128::Scru128Id::from_fields(0, 0, 88, 0).per_sec_random(), 88);
+    /// ```
+    #[inline]
+    pub const fn per_sec_random(&self) -> u32 {
+        (self.as_u128() >> 32) as u32 & MAX_PER_SEC_RANDOM
+    }
+
+    /// The 32-bit `per_gen_random` field.
+    ///
+    /// ```
+    /// assert_eq!(scru128::Scru128Id::from_fields(0, 0, 0, 99).per_gen_random(), 99);
+    /// ```
+    #[inline]
+    pub const fn per_gen_random(&self) -> u32 {
+        self.as_u128() as u32
+    }
+
+    /// The creation time in Unix milliseconds (`timestamp() + TIMESTAMP_BIAS`).
+    ///
+    /// ```
+    /// let x: scru128::Scru128Id = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4".parse()?;
+    /// assert_eq!(x.unix_ts_ms(), 1_632_633_979_124);
+    /// # Ok::<(), scru128::ParseError>(())
+    /// ```
+    #[inline]
+    pub const fn unix_ts_ms(&self) -> u64 {
+        self.timestamp() + TIMESTAMP_BIAS
+    }
+
+    /// The creation time as a [`SystemTime`](std::time::SystemTime).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// let x = scru128::Scru128Id::from_fields(0, 0, 0, 0);
+    /// assert_eq!(x.to_system_time(), UNIX_EPOCH + Duration::from_millis(scru128::TIMESTAMP_BIAS));
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn to_system_time(&self) -> std::time::SystemTime {
+        std::time::UNIX_EPOCH + core::time::Duration::from_millis(self.unix_ts_ms())
+    }
+
+    /// The smallest ID whose creation time is the given Unix millisecond: the lower
+    /// bound of a range query (`WHERE id BETWEEN lo AND hi` with
+    /// [`try_max_at_unix_ts_ms`](Self::try_max_at_unix_ts_ms) as `hi`).
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`RangeError`] if `unix_ts_ms` is before 2020-01-01T00:00:00Z or past
+    /// the 44-bit timestamp range. The two reserved timestamps (0 and 2^44−1), never
+    /// generated, are accepted as bounds.
+    ///
+    /// ```
+    /// use scru128::Scru128Id;
+    ///
+    /// let lo = Scru128Id::try_min_at_unix_ts_ms(1_700_000_000_000)?;
+    /// let hi = Scru128Id::try_max_at_unix_ts_ms(1_700_000_000_999)?;
+    /// let id = Scru128Id::from_fields(1_700_000_000_500 - scru128::TIMESTAMP_BIAS, 5, 6, 7);
+    /// assert!(lo <= id && id <= hi);
+    /// assert!(Scru128Id::try_min_at_unix_ts_ms(0).is_err());
+    /// # Ok::<(), scru128::RangeError>(())
+    /// ```
+    pub const fn try_min_at_unix_ts_ms(unix_ts_ms: u64) -> Result<Self, RangeError> {
+        match biased_timestamp(unix_ts_ms) {
+            Ok(ts) => Ok(Self::from_fields_unchecked(ts, 0, 0, 0)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The largest ID whose creation time is the given Unix millisecond: the upper
+    /// bound of a range query.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_min_at_unix_ts_ms`](Self::try_min_at_unix_ts_ms).
+    ///
+    /// ```
+    /// let hi = scru128::Scru128Id::try_max_at_unix_ts_ms(scru128::TIMESTAMP_BIAS + 1)?;
+    /// assert_eq!(hi.to_string(), "000000000VVVVVVVVVVVVVVVVV");
+    /// # Ok::<(), scru128::RangeError>(())
+    /// ```
+    pub const fn try_max_at_unix_ts_ms(unix_ts_ms: u64) -> Result<Self, RangeError> {
+        match biased_timestamp(unix_ts_ms) {
+            Ok(ts) => Ok(Self::from_fields_unchecked(
+                ts,
+                MAX_COUNTER,
+                MAX_PER_SEC_RANDOM,
+                u32::MAX,
+            )),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The smallest ID of the millisecond that contains `time` (sub-millisecond
+    /// precision is truncated).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_min_at_unix_ts_ms`](Self::try_min_at_unix_ts_ms), also for times
+    /// before the Unix epoch.
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// let t = UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+    /// let lo = scru128::Scru128Id::try_min_at_system_time(t)?;
+    /// assert_eq!(lo.unix_ts_ms(), 1_700_000_000_123);
+    /// assert_eq!(lo.counter(), 0);
+    /// # Ok::<(), scru128::RangeError>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn try_min_at_system_time(time: std::time::SystemTime) -> Result<Self, RangeError> {
+        Self::try_min_at_unix_ts_ms(system_time_to_unix_ms(time)?)
+    }
+
+    /// The largest ID of the millisecond that contains `time`.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_min_at_system_time`](Self::try_min_at_system_time).
+    ///
+    /// ```
+    /// use std::time::{Duration, UNIX_EPOCH};
+    /// let t = UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+    /// let hi = scru128::Scru128Id::try_max_at_system_time(t)?;
+    /// assert_eq!(hi.unix_ts_ms(), 1_700_000_000_123);
+    /// assert_eq!(hi.per_gen_random(), u32::MAX);
+    /// # Ok::<(), scru128::RangeError>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn try_max_at_system_time(time: std::time::SystemTime) -> Result<Self, RangeError> {
+        Self::try_max_at_unix_ts_ms(system_time_to_unix_ms(time)?)
+    }
+
+    /// Parses the 26-digit text form, in either case. Works in `const` context.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`ParseError`] that says which rule failed: the length is not 26
+    /// bytes (with the length seen), a byte is not a digit `0-9A-Va-v` (with the
+    /// character and its 0-based byte position), or the first digit is above `7`, so
+    /// the value would not fit in 128 bits. Nothing is trimmed.
+    ///
+    /// ```
+    /// use scru128::Scru128Id;
+    ///
+    /// const X: Scru128Id = match Scru128Id::try_from_str("00pghaj3q9vaj7iu6pqbhbuak4") {
+    ///     Ok(x) => x,
+    ///     Err(_) => panic!(),
+    /// };
+    /// assert_eq!(X.to_string(), "00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
+    ///
+    /// let err = Scru128Id::try_from_str("00PGHAJ3Q9VAJ7IU6PQBHBUAK").unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid length: expected 26 bytes, found 25");
+    /// let err = Scru128Id::try_from_str("00PGHAJ3Q9-AJ7IU6PQBHBUAK4").unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid digit '-' at position 10: expected 0-9 or A-V in either case");
+    /// let err = Scru128Id::try_from_str("80000000000000000000000000").unwrap_err();
+    /// assert_eq!(err.to_string(), "out of range: the first digit is '8', above the largest allowed '7'");
+    /// ```
+    pub const fn try_from_str(text: &str) -> Result<Self, ParseError> {
+        match decode(text.as_bytes()) {
+            Ok(id) => Ok(id),
+            Err(e) => Err(e.with_char_from(text)),
+        }
+    }
+
+    /// Parses the 26-digit text form from bytes (for input that may not be UTF-8),
+    /// with the same rules as [`try_from_str`](Self::try_from_str).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_from_str`](Self::try_from_str); a non-ASCII byte is reported as a
+    /// byte value with its position.
+    ///
+    /// ```
+    /// use scru128::Scru128Id;
+    ///
+    /// assert!(Scru128Id::try_from_ascii(b"00PGHAJ3Q9VAJ7IU6PQBHBUAK4").is_ok());
+    /// let err = Scru128Id::try_from_ascii(b"00PGHAJ3Q9VAJ7IU6PQBHBUA\xff4").unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid byte 0xff at position 24: expected 0-9 or A-V in either case");
+    /// ```
+    pub const fn try_from_ascii(bytes: &[u8]) -> Result<Self, ParseError> {
+        decode(bytes)
+    }
+
+    /// Returns the canonical (uppercase) 26-digit text, held on the stack.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_u128(0x00cc22a98f49faa67978d9d2e2bf2a84);
+    /// let text = x.encode();
+    /// assert_eq!(text, "00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
+    /// assert_eq!(text.len(), 26); // derefs to `str`
+    /// ```
+    #[inline]
+    pub const fn encode(&self) -> EncodedId {
+        EncodedId(encode(self.as_u128(), DIGITS))
+    }
+
+    /// Returns the 26-digit text in lowercase, held on the stack. It parses back to the
+    /// same ID, and sorts like the ID against other lowercase text.
+    ///
+    /// ```
+    /// let x = scru128::Scru128Id::from_u128(0x00cc22a98f49faa67978d9d2e2bf2a84);
+    /// assert_eq!(x.encode_lower(), "00pghaj3q9vaj7iu6pqbhbuak4");
+    /// ```
+    #[inline]
+    pub const fn encode_lower(&self) -> EncodedId {
+        EncodedId(encode(self.as_u128(), DIGITS_LOWER))
+    }
+}
+
+/// Unix milliseconds → biased timestamp, if representable (reserved values included).
+const fn biased_timestamp(unix_ts_ms: u64) -> Result<u64, RangeError> {
+    if unix_ts_ms < TIMESTAMP_BIAS || unix_ts_ms - TIMESTAMP_BIAS > MAX_TIMESTAMP {
+        Err(RangeError::unix_ts_ms(unix_ts_ms))
+    } else {
+        Ok(unix_ts_ms - TIMESTAMP_BIAS)
+    }
+}
+
+#[cfg(feature = "std")]
+pub(crate) fn system_time_to_unix_ms(time: std::time::SystemTime) -> Result<u64, RangeError> {
+    match time.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => Ok(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        Err(_) => Err(RangeError::before_unix_epoch()),
+    }
+}
+
+/// Writes the 26 digits of `value`, most significant first.
+#[inline]
+const fn encode(value: u128, digits: &[u8; 32]) -> [u8; 26] {
+    // Three pieces that each fit a u64: 2 digits (8 bits), 12 digits (60 bits) twice.
+    let top = (value >> 120) as u64;
+    let mid = (value >> 60) as u64 & ((1 << 60) - 1);
+    let low = value as u64 & ((1 << 60) - 1);
+    let mut out = [0u8; 26];
+    out[0] = digits[(top >> 5) as usize];
+    out[1] = digits[(top & 31) as usize];
+    let mut i = 0;
+    while i < 12 {
+        let shift = 55 - 5 * i;
+        out[2 + i] = digits[((mid >> shift) & 31) as usize];
+        out[14 + i] = digits[((low >> shift) & 31) as usize];
+        i += 1;
+    }
+    out
+}
+
+/// Decodes 26 digits; on failure finds the first broken rule in reading order.
+#[inline]
+const fn decode(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
+    if bytes.len() != 26 {
+        return Err(ParseError::length(bytes.len()));
+    }
+    let top = DECODE[bytes[0] as usize];
+    let mut seen = top;
+    let mut top2 = 0u64;
+    let d1 = DECODE[bytes[1] as usize];
+    seen |= d1;
+    top2 = (top2 << 5) | (top as u64 & 31);
+    top2 = (top2 << 5) | (d1 as u64 & 31);
+    let mut mid = 0u64;
+    let mut low = 0u64;
+    let mut i = 0;
+    while i < 12 {
+        let m = DECODE[bytes[2 + i] as usize];
+        let l = DECODE[bytes[14 + i] as usize];
+        seen |= m | l;
+        mid = (mid << 5) | m as u64;
+        low = (low << 5) | l as u64;
+        i += 1;
+    }
+    // A digit is at most 31; NOT_A_DIGIT has the top bit set.
+    if seen & 0x80 != 0 || top > 7 {
+        return Err(find_error(bytes));
+    }
+    let value = ((top2 as u128) << 120) | ((mid as u128) << 60) | low as u128;
+    Ok(Scru128Id::from_u128(value))
+}
+
+/// The first rule broken by 26 bytes known to be invalid (cold path).
+#[cold]
+const fn find_error(bytes: &[u8]) -> ParseError {
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let d = DECODE[bytes[pos] as usize];
+        if d == NOT_A_DIGIT {
+            return ParseError::invalid_byte(pos, bytes[pos]);
+        }
+        if pos == 0 && d > 7 {
+            return ParseError::out_of_range(bytes[0]);
+        }
+        pos += 1;
+    }
+    // `decode` only calls here when a rule is broken.
+    ParseError::length(bytes.len())
+}
+
+impl FromStr for Scru128Id {
+    type Err = ParseError;
+
+    /// Parses the 26-digit text form; see [`Scru128Id::try_from_str`].
+    #[inline]
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::try_from_str(text)
+    }
+}
+
+impl TryFrom<&str> for Scru128Id {
+    type Error = ParseError;
+
+    /// Parses the 26-digit text form; see [`Scru128Id::try_from_str`].
+    #[inline]
+    fn try_from(text: &str) -> Result<Self, Self::Error> {
+        Self::try_from_str(text)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl TryFrom<alloc::string::String> for Scru128Id {
+    type Error = ParseError;
+
+    /// Parses the 26-digit text form; see [`Scru128Id::try_from_str`].
+    #[inline]
+    fn try_from(text: alloc::string::String) -> Result<Self, Self::Error> {
+        Self::try_from_str(&text)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<Scru128Id> for alloc::string::String {
+    /// The canonical 26-digit text.
+    #[inline]
+    fn from(id: Scru128Id) -> Self {
+        Self::from(id.encode().as_str())
+    }
+}
+
+impl From<u128> for Scru128Id {
+    #[inline]
+    fn from(value: u128) -> Self {
+        Self::from_u128(value)
+    }
+}
+
+impl From<Scru128Id> for u128 {
+    #[inline]
+    fn from(id: Scru128Id) -> Self {
+        id.to_u128()
+    }
+}
+
+impl From<[u8; 16]> for Scru128Id {
+    #[inline]
+    fn from(bytes: [u8; 16]) -> Self {
+        Self::from_bytes(bytes)
+    }
+}
+
+impl From<Scru128Id> for [u8; 16] {
+    #[inline]
+    fn from(id: Scru128Id) -> Self {
+        id.to_bytes()
+    }
+}
+
+impl AsRef<[u8]> for Scru128Id {
+    #[inline]
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Display for Scru128Id {
+    /// Writes the canonical 26-digit text; honours width and alignment flags.
+    #[inline]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.encode().as_str())
+    }
+}
+
+impl fmt::Debug for Scru128Id {
+    /// `Scru128Id(00PGHAJ3Q9VAJ7IU6PQBHBUAK4)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Scru128Id({})", self.encode())
+    }
+}
+
+/// The 26-digit text of a [`Scru128Id`], held on the stack (26 bytes, no allocation).
+///
+/// Returned by [`Scru128Id::encode`] and [`Scru128Id::encode_lower`]. It derefs to
+/// `str`, so every `&str` method works on it, and compares with `str`, `&str` and
+/// `String`.
+///
+/// ```
+/// let text = scru128::Scru128Id::MAX.encode();
+/// assert_eq!(text, "7VVVVVVVVVVVVVVVVVVVVVVVVV");
+/// assert!(text.starts_with('7'));
+/// println!("{text}");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EncodedId([u8; 26]);
+
+impl EncodedId {
+    /// The text as `&str`.
+    ///
+    /// ```
+    /// let text = scru128::Scru128Id::MIN.encode();
+    /// assert_eq!(text.as_str(), "00000000000000000000000000");
+    /// ```
+    #[inline]
+    pub const fn as_str(&self) -> &str {
+        match core::str::from_utf8(&self.0) {
+            Ok(s) => s,
+            // Every byte comes from `DIGITS` or `DIGITS_LOWER`, which are ASCII.
+            Err(_) => unreachable!(),
+        }
+    }
+
+    /// The text as 26 ASCII bytes.
+    ///
+    /// ```
+    /// let text = scru128::Scru128Id::MIN.encode();
+    /// assert_eq!(text.as_bytes(), &[b'0'; 26]);
+    /// ```
+    #[inline]
+    pub const fn as_bytes(&self) -> &[u8; 26] {
+        &self.0
+    }
+}
+
+impl core::ops::Deref for EncodedId {
+    type Target = str;
+
+    #[inline]
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for EncodedId {
+    #[inline]
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<[u8]> for EncodedId {
+    #[inline]
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl core::borrow::Borrow<str> for EncodedId {
+    #[inline]
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for EncodedId {
+    #[inline]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl fmt::Debug for EncodedId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for EncodedId {
+    #[inline]
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for EncodedId {
+    #[inline]
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<EncodedId> for str {
+    #[inline]
+    fn eq(&self, other: &EncodedId) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<EncodedId> for &str {
+    #[inline]
+    fn eq(&self, other: &EncodedId) -> bool {
+        *self == other.as_str()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl PartialEq<alloc::string::String> for EncodedId {
+    #[inline]
+    fn eq(&self, other: &alloc::string::String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl PartialEq<EncodedId> for alloc::string::String {
+    #[inline]
+    fn eq(&self, other: &EncodedId) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl From<EncodedId> for alloc::string::String {
+    #[inline]
+    fn from(text: EncodedId) -> Self {
+        Self::from(text.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ParseErrorKind;
+
+    #[test]
+    fn decode_table_covers_exactly_the_alphabet_in_both_cases() {
+        let valid: usize = DECODE.iter().filter(|&&d| d != NOT_A_DIGIT).count();
+        assert_eq!(valid, 10 + 2 * 22);
+        for (i, (&u, &l)) in DIGITS.iter().zip(DIGITS_LOWER.iter()).enumerate() {
+            assert_eq!(DECODE[u as usize] as usize, i);
+            assert_eq!(DECODE[l as usize] as usize, i);
+        }
+    }
+
+    #[test]
+    fn encode_matches_a_naive_loop() {
+        let samples = [
+            0u128,
+            1,
+            u128::MAX,
+            0x00cc22a98f49faa67978d9d2e2bf2a84,
+            1 << 127,
+            (1 << 60) - 1,
+            1 << 60,
+            1 << 120,
+        ];
+        for v in samples {
+            let mut naive = [0u8; 26];
+            let mut n = v;
+            for slot in naive.iter_mut().rev() {
+                *slot = DIGITS[(n & 31) as usize];
+                n >>= 5;
+            }
+            assert_eq!(encode(v, DIGITS), naive, "{v:#x}");
+            assert_eq!(decode(&naive).unwrap().to_u128(), v);
+        }
+    }
+
+    #[test]
+    fn errors_carry_kind_character_and_position() {
+        let kind = |s: &str| Scru128Id::try_from_str(s).unwrap_err().kind;
+        assert_eq!(kind(""), ParseErrorKind::Length { len: 0 });
+        assert_eq!(
+            kind("0000000000000000000000000é"),
+            ParseErrorKind::Length { len: 27 }
+        );
+        assert_eq!(
+            kind("000000000000000000000000é"),
+            ParseErrorKind::InvalidDigit { pos: 24, ch: 'é' }
+        );
+        assert_eq!(
+            kind("0000000000000000000000000W"),
+            ParseErrorKind::InvalidDigit { pos: 25, ch: 'W' }
+        );
+        assert_eq!(
+            kind("80000000000000000000000000"),
+            ParseErrorKind::OutOfRange { first: '8' }
+        );
+        assert_eq!(
+            kind("v0000000000000000000000000"),
+            ParseErrorKind::OutOfRange { first: 'v' }
+        );
+        // In reading order: an out-of-range first digit comes before a bad digit later.
+        assert_eq!(
+            kind("8000000000000000000000000-"),
+            ParseErrorKind::OutOfRange { first: '8' }
+        );
+        assert_eq!(
+            kind(" 0000000000000000000000000"),
+            ParseErrorKind::InvalidDigit { pos: 0, ch: ' ' }
+        );
+        let bytes_err = Scru128Id::try_from_ascii(b"0000000000000\x80000000000000").unwrap_err();
+        assert_eq!(
+            bytes_err.kind,
+            ParseErrorKind::InvalidByte {
+                pos: 13,
+                byte: 0x80
+            }
+        );
+        // A multi-byte character is reported whole at its first byte.
+        assert_eq!(
+            kind("0000000000000€0000000000"),
+            ParseErrorKind::InvalidDigit { pos: 13, ch: '€' }
+        );
+    }
+}

@@ -1,0 +1,104 @@
+//! # SCRU128: sortable, clock and random number-based unique identifiers
+//!
+//! A SCRU128 ID is a 128-bit value written as 26 base-32 digits (`0-9A-V`). IDs
+//! sort by creation time, as integers, as 16 big-endian bytes and as text, and many
+//! machines can generate them without talking to each other. This crate implements
+//! SCRU128 **as specified in 2021 (spec v1.0.2)**, the format of the `scru128`
+//! crate 1.0 and the Python package 1.0.1, and is a drop-in successor of `scru128`
+//! 1.0. Later SCRU128 versions (48-bit timestamp, 25-digit Base36 text) are a
+//! different format, not handled here.
+//!
+//! ```
+//! use scru128::{scru128, scru128_string, Scru128Id};
+//!
+//! let id = scru128(); // e.g. 00S6GVKR1MH58KE72EJD87SDOO
+//! println!("{id} {}", id.as_u128());
+//! let text = scru128_string();
+//! let parsed: Scru128Id = text.parse()?;
+//! assert!(parsed > id);
+//! # Ok::<(), scru128::ParseError>(())
+//! ```
+//!
+//! ## The format
+//!
+//! | bits (MSB first) | field            | size | meaning |
+//! | ---------------- | ---------------- | ---- | ------- |
+//! | 0–43             | `timestamp`      | 44   | Unix ms − [`TIMESTAMP_BIAS`] (2020-01-01T00:00:00Z) |
+//! | 44–71            | `counter`        | 28   | +1 per ID within a timestamp, random at each new timestamp |
+//! | 72–95            | `per_sec_random` | 24   | random, renewed once per second |
+//! | 96–127           | `per_gen_random` | 32   | random, fresh for every ID |
+//!
+//! Text: 26 digits of `0123456789ABCDEFGHIJKLMNOPQRSTUV`, most significant first,
+//! written uppercase and read in either case; the first digit is `0`–`7`. This is
+//! not RFC 4648 base32. Nothing is trimmed: a string with spaces, signs or hyphens is
+//! rejected with a [`ParseError`] that says what and where.
+//!
+//! ## Generating
+//!
+//! [`scru128()`] uses one process-wide generator; [`Scru128Generator`] is one you own,
+//! generic over a [`RandomSource`] and a [`Clock`]. The rules (SPEC section 3) are
+//! on [`Scru128Generator`]. Decisions where the spec leaves room:
+//!
+//! - The clock may go back by up to 10 000 ms (configurable): the generator keeps
+//!   its last timestamp and counts on. Beyond that, [`Scru128Generator::generate`]
+//!   resets (order across the reset is broken) and
+//!   [`Scru128Generator::generate_or_abort`] reports it.
+//! - When the counter overflows, the next millisecond is taken at once: the
+//!   generator never blocks or waits for the clock.
+//! - `per_sec_random` is renewed when the timestamp is **≥** 1000 ms past the last
+//!   renewal (scru128 1.0 used > 1000).
+//! - A clock outside 2020-01-01T00:00:00.001Z ..= 2^44−2 ms after it is an error
+//!   ([`GenerateError::ClockOutOfRange`]) or, in the infallible methods, a panic with
+//!   that message; timestamps 0 and 2^44−1 are reserved and never generated.
+//!
+//! ## Guarantees
+//!
+//! - **Ordering**: one generator's IDs strictly increase (integer, bytes, text); the
+//!   process-wide generator's IDs strictly increase in every thread.
+//! - **Uniqueness**: within a generator by construction (`(timestamp, counter)` never
+//!   repeats while the clock stays within the allowance); across generators by 84
+//!   bits of layered randomness.
+//! - **Clock handling**: small steps back are absorbed, large ones reset or are
+//!   reported, out-of-range clocks are errors, never a silent wrap.
+//! - **Fork safety** (Unix, feature `std`): after `fork()` the child reseeds and moves
+//!   to a fresh `(timestamp, counter)`, so parent and child do not repeat each other.
+//! - **Unpredictability**: the default [`RandomSource`] is ChaCha12 seeded by the OS.
+//!
+//! ## Features
+//!
+//! - `std` (default): [`scru128()`], [`scru128_string()`], [`Scru128Generator::new`],
+//!   [`DefaultRng`], [`SystemClock`], `SystemTime` conversions. Implies `alloc`.
+//! - `alloc`: `String` conversions.
+//! - `serde`: `Serialize`/`Deserialize` for [`Scru128Id`].
+//!
+//! Without default features the crate is `no_std` and needs no allocator: the ID type,
+//! the codec and [`Scru128Generator`] with your own random source and clock.
+#![no_std]
+#![deny(missing_docs)]
+#![warn(clippy::pedantic)]
+#![allow(clippy::module_name_repetitions, clippy::must_use_candidate)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod error;
+mod generator;
+#[cfg(feature = "std")]
+mod global_gen;
+mod id;
+mod sources;
+
+mod external;
+
+pub use error::{GenerateError, ParseError, RangeError};
+pub use generator::{DEFAULT_ROLLBACK_ALLOWANCE, Scru128Generator};
+#[cfg(feature = "std")]
+pub use global_gen::{scru128, scru128_string};
+pub use id::{
+    EncodedId, MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS,
+};
+pub use sources::{Clock, RandomSource};
+#[cfg(feature = "std")]
+pub use sources::{DefaultRng, SystemClock};

@@ -1,0 +1,204 @@
+//! What a generator draws on: a [`RandomSource`] and a [`Clock`], with the defaults
+//! [`DefaultRng`] and [`SystemClock`] (feature `std`).
+
+/// A source of uniformly distributed random 32-bit numbers for a generator.
+///
+/// The `counter` reset value, `per_sec_random` and `per_gen_random` are drawn from
+/// it. For IDs that are unpredictable, as the SCRU128 spec asks, use a
+/// cryptographically secure generator such as [`DefaultRng`]. Any `FnMut() -> u32`
+/// closure is a source, which suits tests and simulations.
+///
+/// ```
+/// use scru128::{RandomSource, Scru128Generator};
+///
+/// struct Xorshift(u32);
+/// impl RandomSource for Xorshift {
+///     fn next_u32(&mut self) -> u32 {
+///         self.0 ^= self.0 << 13;
+///         self.0 ^= self.0 >> 17;
+///         self.0 ^= self.0 << 5;
+///         self.0
+///     }
+/// }
+///
+/// let mut g = Scru128Generator::with_rng_and_clock(Xorshift(1), || 1_700_000_000_000u64);
+/// assert!(g.generate() < g.generate());
+/// ```
+pub trait RandomSource {
+    /// Returns the next random number; every bit must be uniformly distributed.
+    fn next_u32(&mut self) -> u32;
+}
+
+impl<F: FnMut() -> u32> RandomSource for F {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self()
+    }
+}
+
+/// A clock that tells the current time in Unix milliseconds.
+///
+/// Any `FnMut() -> u64` closure is a clock, which makes tests deterministic.
+///
+/// ```
+/// use scru128::Scru128Generator;
+///
+/// let mut now = 1_700_000_000_000u64;
+/// let mut g = Scru128Generator::with_rng_and_clock(|| 7u32, move || { now += 1; now });
+/// let (a, b) = (g.generate(), g.generate());
+/// assert_eq!(b.unix_ts_ms() - a.unix_ts_ms(), 1);
+/// ```
+pub trait Clock {
+    /// Returns the current Unix time in milliseconds (0 if it is before 1970).
+    fn unix_ts_ms(&mut self) -> u64;
+}
+
+impl<F: FnMut() -> u64> Clock for F {
+    #[inline]
+    fn unix_ts_ms(&mut self) -> u64 {
+        self()
+    }
+}
+
+/// The system's wall clock ([`SystemTime::now`](std::time::SystemTime::now)).
+///
+/// ```
+/// use scru128::{Clock, SystemClock};
+/// assert!(SystemClock.unix_ts_ms() > scru128::TIMESTAMP_BIAS);
+/// ```
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SystemClock;
+
+#[cfg(feature = "std")]
+impl Clock for SystemClock {
+    #[inline]
+    fn unix_ts_ms(&mut self) -> u64 {
+        crate::id::system_time_to_unix_ms(std::time::SystemTime::now()).unwrap_or(0)
+    }
+}
+
+/// The default random source: ChaCha12 (the algorithm of `rand`'s `StdRng`), seeded
+/// from the operating system's random source and reseeded in a child process after
+/// `fork()`, so that parent and child never share random numbers.
+///
+/// It is deliberately not `Clone`: two copies would yield the same numbers.
+///
+/// ```
+/// use scru128::{DefaultRng, RandomSource};
+/// let mut rng = DefaultRng::new();
+/// let _ = rng.next_u32();
+/// ```
+#[cfg(feature = "std")]
+pub struct DefaultRng {
+    inner: rand_chacha::ChaCha12Rng,
+    fork_epoch: u32,
+}
+
+#[cfg(feature = "std")]
+impl DefaultRng {
+    /// Creates a source seeded from the operating system.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the operating system's random source fails, rather than fall back
+    /// to a weak seed.
+    pub fn new() -> Self {
+        let fork_epoch = fork::watch();
+        Self {
+            inner: os_seeded(),
+            fork_epoch,
+        }
+    }
+
+    #[cold]
+    fn reseed(&mut self) {
+        self.fork_epoch = fork::epoch();
+        self.inner = os_seeded();
+    }
+}
+
+#[cfg(feature = "std")]
+fn os_seeded() -> rand_chacha::ChaCha12Rng {
+    let mut seed = [0u8; 32];
+    if let Err(err) = getrandom::fill(&mut seed) {
+        panic!(
+            "scru128: the operating system's random source failed ({err}); refusing a weak seed"
+        );
+    }
+    rand_core::SeedableRng::from_seed(seed)
+}
+
+#[cfg(feature = "std")]
+impl Default for DefaultRng {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "std")]
+impl RandomSource for DefaultRng {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        if self.fork_epoch != fork::epoch() {
+            self.reseed();
+        }
+        rand_core::Rng::next_u32(&mut self.inner)
+    }
+}
+
+#[cfg(feature = "std")]
+impl core::fmt::Debug for DefaultRng {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("DefaultRng { .. }")
+    }
+}
+
+/// Counts `fork()`s, so that state copied into a child process can be told apart.
+#[cfg(all(feature = "std", unix))]
+pub(crate) mod fork {
+    use core::sync::atomic::{AtomicU32, Ordering};
+
+    static EPOCH: AtomicU32 = AtomicU32::new(0);
+
+    extern "C" fn on_fork_in_child() {
+        // Only an atomic add: async-signal-safe, as a fork handler must be.
+        EPOCH.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Makes sure forks are counted from now on; returns the current count.
+    pub(crate) fn watch() -> u32 {
+        static REGISTER: std::sync::Once = std::sync::Once::new();
+        REGISTER.call_once(|| {
+            // SAFETY: `pthread_atfork` only stores the handler; the handler is a plain
+            // `extern "C" fn` with no captured state that does one atomic add. Tested
+            // by the fork tests in `tests/global_gen.rs` and `generator.rs`.
+            let rc = unsafe { libc::pthread_atfork(None, None, Some(on_fork_in_child)) };
+            assert!(
+                rc == 0,
+                "scru128: pthread_atfork failed with {rc}; cannot detect fork()"
+            );
+        });
+        epoch()
+    }
+
+    /// Number of forks seen in this process's ancestry since [`watch`] was first called.
+    #[inline]
+    pub(crate) fn epoch() -> u32 {
+        // In a child the handler ran on this very thread before `fork` returned.
+        EPOCH.load(Ordering::Relaxed)
+    }
+}
+
+/// Without `fork()` there is nothing to count.
+#[cfg(all(feature = "std", not(unix)))]
+pub(crate) mod fork {
+    pub(crate) fn watch() -> u32 {
+        0
+    }
+
+    #[inline]
+    pub(crate) fn epoch() -> u32 {
+        0
+    }
+}
