@@ -1,4 +1,4 @@
 //! Integrations with other crates, one module each, behind their cargo features.
 
 #[cfg(feature = "serde")]
-mod serde_support;
+pub mod serde_support;

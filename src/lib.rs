@@ -62,7 +62,7 @@
 //!   reported, out-of-range clocks are errors, never a silent wrap.
 //! - **Fork safety** (Unix, feature `std`): after `fork()` the child reseeds and moves
 //!   to a fresh `(timestamp, counter)`, so parent and child do not repeat each other.
-//! - **Unpredictability**: the default [`RandomSource`] is ChaCha12 seeded by the OS.
+//! - **Unpredictability**: the default [`RandomSource`] is `ChaCha12` seeded by the OS.
 //!
 //! ## Features
 //!
@@ -76,7 +76,13 @@
 #![no_std]
 #![deny(missing_docs)]
 #![warn(clippy::pedantic)]
-#![allow(clippy::module_name_repetitions, clippy::must_use_candidate)]
+// Bit-field packing truncates on purpose; `as` widening reads better in const fns.
+#![allow(
+    clippy::module_name_repetitions,
+    clippy::must_use_candidate,
+    clippy::cast_possible_truncation,
+    clippy::cast_lossless
+)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
@@ -100,5 +106,15 @@ pub use id::{
     EncodedId, MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS,
 };
 pub use sources::{Clock, RandomSource};
+
+/// Serde support: `Serialize`/`Deserialize` for [`Scru128Id`] and modules for
+/// `#[serde(with = ...)]` (feature `serde`).
+#[cfg(feature = "serde")]
+pub use external::serde_support as serde;
 #[cfg(feature = "std")]
 pub use sources::{DefaultRng, SystemClock};
+
+/// The README's examples, checked as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

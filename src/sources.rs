@@ -78,7 +78,7 @@ impl Clock for SystemClock {
     }
 }
 
-/// The default random source: ChaCha12 (the algorithm of `rand`'s `StdRng`), seeded
+/// The default random source: `ChaCha12` (the algorithm of `rand`'s `StdRng`), seeded
 /// from the operating system's random source and reseeded in a child process after
 /// `fork()`, so that parent and child never share random numbers.
 ///

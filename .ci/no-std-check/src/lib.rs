@@ -1,0 +1,28 @@
+//! Uses the ID type, the codec and a generator with its own sources, without `std`
+//! or `alloc`.
+#![no_std]
+
+use scru128::{Scru128Generator, Scru128Id};
+
+/// Generates an ID from a caller's clock and seed and writes its text to `out`.
+#[unsafe(no_mangle)]
+pub extern "C" fn scru128_demo(unix_ts_ms: u64, seed: u32, out: &mut [u8; 26]) -> bool {
+    let mut state = seed | 1;
+    let rng = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let mut g = Scru128Generator::with_rng_and_clock(rng, move || unix_ts_ms);
+    let Ok(id) = g.try_generate() else {
+        return false;
+    };
+    out.copy_from_slice(id.encode().as_bytes());
+    Scru128Id::try_from_ascii(out).is_ok_and(|parsed| parsed == id)
+}
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    loop {}
+}
