@@ -125,6 +125,21 @@ impl State {
         Ok((timestamp, counter, self.per_sec_random))
     }
 
+    /// Like [`next`](Self::next), but claims up to `max` (≥ 1) consecutive counters at
+    /// the returned timestamp: the caller owns `counter..counter + count`.
+    #[cfg(feature = "std")]
+    pub(crate) fn reserve(
+        &mut self,
+        now: u64,
+        rng: &mut impl FieldRandom,
+        max: u32,
+    ) -> Result<(u64, u32, u32, u32), GenerateError> {
+        let (timestamp, counter, per_sec) = self.next(now, true, rng)?;
+        let count = max.min(MAX_COUNTER - counter + 1);
+        self.counter = counter + count - 1;
+        Ok((timestamp, counter, count, per_sec))
+    }
+
     /// In a child process: move past every `(timestamp, counter)` the parent may go on
     /// to use at this timestamp, and renew `per_sec_random`.
     #[cfg(feature = "std")]

@@ -1,28 +1,109 @@
 //! The process-wide generator behind [`scru128`] and [`scru128_string`].
+//!
+//! One shared [`State`] behind a mutex hands out *blocks* of consecutive counters at
+//! one timestamp; each thread keeps its block, with its own random source, in
+//! thread-local storage and spends it without touching shared memory. A thread goes
+//! back to the shared state when its block is used up, when the clock reaches a new
+//! millisecond (so timestamps follow the clock exactly as with one generator), when the
+//! clock went back more than the allowance, or after `fork()`.
+//!
+//! Blocks are disjoint, so no two IDs share `(timestamp, counter)`, and each new block
+//! lies above every earlier one, so each thread's IDs increase. Within one millisecond,
+//! IDs of different threads are unique but not ordered by call time (across
+//! milliseconds they are, as IDs of different machines are).
 
 use core::cell::RefCell;
 use std::sync::{Mutex, PoisonError};
 
 use crate::Scru128Id;
-use crate::generator::{State, timestamp_from_clock};
-use crate::sources::{Clock, DefaultRng, RandomSource, SystemClock};
+use crate::generator::{DEFAULT_ROLLBACK_ALLOWANCE, State, timestamp_from_clock};
+use crate::sources::{Clock, DefaultRng, RandomSource, SystemClock, fork};
 
-/// Shared `(timestamp, counter, per_sec_random)`; held only for a few comparisons.
-static STATE: Mutex<State> = Mutex::new(State::new());
+/// Counters a thread claims at once: enough to make the shared lock rare under load,
+/// few enough that the unused rest of a block (dropped when the millisecond changes)
+/// is a negligible part of the 2^28 counter space.
+const BLOCK: u32 = 256;
+
+/// Shared `(timestamp, counter, per_sec_random)`; held only to claim a block.
+static SHARED: Mutex<State> = Mutex::new(State::new());
+
+/// A thread's random source and its current block of counters.
+struct Local {
+    /// Made at the thread's first ID (`DefaultRng::new` cannot run in a `const`).
+    rng: Option<DefaultRng>,
+    /// Timestamp (biased) of the block.
+    timestamp: u64,
+    /// Next counter to hand out, and one past the last of the block.
+    next: u32,
+    end: u32,
+    per_sec_random: u32,
+    /// Fork count when the block was claimed: a child must not spend its parent's block.
+    fork_epoch: u32,
+}
 
 std::thread_local! {
-    /// Each thread's own random source, so that drawing numbers takes no shared lock.
-    static RNG: RefCell<DefaultRng> = RefCell::new(DefaultRng::new());
+    static LOCAL: RefCell<Local> = const {
+        RefCell::new(Local {
+            rng: None,
+            timestamp: 0,
+            next: 0,
+            end: 0,
+            per_sec_random: 0,
+            fork_epoch: 0,
+        })
+    };
+}
+
+impl Local {
+    /// The next ID for a clock reading `now`.
+    #[inline]
+    fn next_id(&mut self, now: u64) -> Scru128Id {
+        let block_usable = self.next < self.end
+            && now <= self.timestamp
+            && self.timestamp - now <= DEFAULT_ROLLBACK_ALLOWANCE
+            && self.fork_epoch == fork::epoch();
+        let rng = match &mut self.rng {
+            Some(rng) if block_usable => rng,
+            _ => self.claim_block(now),
+        };
+        let per_gen = rng.next_u32();
+        let counter = self.next;
+        self.next += 1;
+        Scru128Id::from_fields_unchecked(self.timestamp, counter, self.per_sec_random, per_gen)
+    }
+
+    /// Claims a new block from the shared state; returns the thread's random source.
+    #[cold]
+    #[inline(never)]
+    fn claim_block(&mut self, now: u64) -> &mut DefaultRng {
+        self.fork_epoch = fork::epoch();
+        let rng = self.rng.get_or_insert_with(DefaultRng::new);
+        let claimed = SHARED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .reserve(now, rng, BLOCK);
+        let (timestamp, first, count, per_sec) = match claimed {
+            Ok(block) => block,
+            Err(err) => panic!("scru128: {err}"),
+        };
+        self.timestamp = timestamp;
+        self.next = first;
+        self.end = first + count;
+        self.per_sec_random = per_sec;
+        rng
+    }
 }
 
 /// Generates a new ID from the process-wide generator.
 ///
-/// Thread-safe: the IDs of all threads come from one shared state, so each thread
-/// sees strictly increasing IDs and no two IDs share `(timestamp, counter)`. The clock
-/// is read, and `per_gen_random` drawn from a per-thread [`DefaultRng`], outside the
-/// lock; the lock covers only the counter step. After `fork()` the child moves on to
-/// a fresh millisecond and reseeds, so it never repeats its parent's IDs. A thread
-/// that panics never leaves the generator unusable.
+/// Thread-safe and fast under contention: each thread spends a block of counters
+/// claimed from one shared state, so each thread sees strictly increasing IDs, no two
+/// IDs share `(timestamp, counter)`, and a single thread's IDs follow every rule of
+/// [`Scru128Generator`](crate::Scru128Generator) (the counter rises by one within a
+/// millisecond). Within one millisecond, IDs of *different* threads are unique but
+/// not ordered by call time. After `fork()` the child claims a fresh block at a
+/// fresh millisecond and reseeds, so it never repeats its parent's IDs. A thread that
+/// panics never leaves the generator unusable.
 ///
 /// # Panics
 ///
@@ -34,24 +115,16 @@ std::thread_local! {
 /// let b = scru128::scru128();
 /// assert!(a < b);
 /// ```
+#[inline]
 pub fn scru128() -> Scru128Id {
     let unix_ts_ms = SystemClock.unix_ts_ms();
     let now = match timestamp_from_clock(unix_ts_ms) {
         Ok(now) => now,
         Err(err) => panic!("scru128: {err}"),
     };
-    RNG.with(|rng| {
-        let rng = &mut *rng.borrow_mut();
-        let fields = STATE
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .next(now, true, rng);
-        let (timestamp, counter, per_sec) = match fields {
-            Ok(fields) => fields,
-            Err(err) => panic!("scru128: {err}"),
-        };
-        Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, rng.next_u32())
-    })
+    // Through a u128 so that the value comes back in registers even where
+    // `LocalKey::with` is not inlined (a returned `[u8; 16]` goes through memory).
+    Scru128Id::from_u128(LOCAL.with_borrow_mut(|local| local.next_id(now).to_u128()))
 }
 
 /// Generates a new ID from the process-wide generator, as its 26-digit canonical text.
