@@ -9,6 +9,11 @@ use crate::sources::{Clock, RandomSource};
 
 /// Default rollback allowance: how far (in ms) the clock may go back before the
 /// generator stops carrying on from its last timestamp.
+///
+/// ```
+/// let g = scru128::Scru128Generator::new();
+/// assert_eq!(g.rollback_allowance(), scru128::DEFAULT_ROLLBACK_ALLOWANCE);
+/// ```
 pub const DEFAULT_ROLLBACK_ALLOWANCE: u64 = 10_000;
 
 /// Interval (ms) after which `per_sec_random` is renewed.

@@ -5,13 +5,32 @@ use core::{fmt, str::FromStr};
 use crate::error::{ParseError, RangeError};
 
 /// Unix time in milliseconds at 2020-01-01T00:00:00Z, the zero of the 44-bit timestamp.
+///
+/// ```
+/// let id = scru128::Scru128Id::from_fields(5, 0, 0, 0);
+/// assert_eq!(id.unix_ts_ms(), scru128::TIMESTAMP_BIAS + 5);
+/// ```
 pub const TIMESTAMP_BIAS: u64 = 1_577_836_800_000;
 
-/// Largest value of the 44-bit `timestamp` field.
+/// Largest value of the 44-bit `timestamp` field (reserved: never generated).
+///
+/// ```
+/// assert_eq!(scru128::Scru128Id::MAX.timestamp(), scru128::MAX_TIMESTAMP);
+/// ```
 pub const MAX_TIMESTAMP: u64 = (1 << 44) - 1;
+
 /// Largest value of the 28-bit `counter` field.
+///
+/// ```
+/// assert_eq!(scru128::Scru128Id::MAX.counter(), scru128::MAX_COUNTER);
+/// ```
 pub const MAX_COUNTER: u32 = (1 << 28) - 1;
+
 /// Largest value of the 24-bit `per_sec_random` field.
+///
+/// ```
+/// assert_eq!(scru128::Scru128Id::MAX.per_sec_random(), scru128::MAX_PER_SEC_RANDOM);
+/// ```
 pub const MAX_PER_SEC_RANDOM: u32 = (1 << 24) - 1;
 
 /// Digits of the base-32 text form, in value order.
@@ -62,8 +81,17 @@ pub struct Scru128Id([u8; 16]);
 
 impl Scru128Id {
     /// The smallest ID, `00000000000000000000000000` (all fields zero).
+    ///
+    /// ```
+    /// assert_eq!(scru128::Scru128Id::MIN.to_u128(), 0);
+    /// ```
     pub const MIN: Self = Self([0; 16]);
+
     /// The largest ID, `7VVVVVVVVVVVVVVVVVVVVVVVVV` (all bits one).
+    ///
+    /// ```
+    /// assert_eq!(scru128::Scru128Id::MAX.to_string(), "7VVVVVVVVVVVVVVVVVVVVVVVVV");
+    /// ```
     pub const MAX: Self = Self([0xff; 16]);
 
     /// Creates an ID from its 128-bit unsigned integer value.

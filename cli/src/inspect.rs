@@ -1,0 +1,260 @@
+//! `scru128 inspect`: the fields of IDs as JSON, with the keys and value formats of
+//! the Python `scru128-inspect` tool (Python package `scru128` 1.0.1).
+//!
+//! `scru128-inspect` prints each object over ten lines with aligned values; that is
+//! `--pretty` here, byte for byte. The default writes the same object on one line
+//! without spaces (`{"input":"…",…,"fieldsHex":["…","…","…","…"]}`), so that each
+//! line is one JSON document. Differences from the Python tool, on purpose:
+//! - Bad input is reported with its line number and reason, and the exit status is
+//!   then 1 (Python warns without a line number and exits 0).
+//! - Only one trailing `\r` is dropped and empty lines are skipped; other whitespace
+//!   is not trimmed (Python strips it) but reported, as the library trims nothing.
+//! - The 32-digit hex and UUID forms are accepted too (`input` shows them as given).
+//! - `timestampIso` is exact for every timestamp; Python's float arithmetic can make
+//!   it 1 ms early for times after about 2242.
+
+use std::io::{self, Read, Write};
+
+use scru128::{Scru128Id, TIMESTAMP_BIAS};
+
+use crate::args::InspectArgs;
+use crate::forms::{InputError, parse_id};
+use crate::lines::{LineReader, quote};
+use crate::output::{self, Failure, Status, report, write_failed};
+use crate::time::{ISO_LEN, write_iso};
+
+/// Size of the read buffer in front of standard input.
+pub const IN_BUFFER: usize = 64 * 1024;
+
+/// Runs `inspect`.
+///
+/// # Errors
+///
+/// A read error, or a write error other than a broken pipe.
+pub fn run(args: &InspectArgs) -> Result<Status, Failure> {
+    let mut out = output::stdout();
+    let mut bad = 0u64;
+    let mut json = Json::new(args.pretty);
+    let result = if args.ids.is_empty() {
+        let stdin = LineReader::with_capacity(IN_BUFFER, io::stdin().lock());
+        from_lines(stdin, &mut json, &mut out, &mut bad)
+    } else {
+        from_args(args, &mut json, &mut out, &mut bad)
+    };
+    let result = result.and_then(|()| out.flush().map_err(write_failed));
+    let status = if bad > 0 {
+        Status::BadData
+    } else {
+        Status::Success
+    };
+    output::end(status, result)
+}
+
+/// Inspects the IDs given as arguments.
+fn from_args(
+    args: &InspectArgs,
+    json: &mut Json,
+    out: &mut impl Write,
+    bad: &mut u64,
+) -> Result<(), Failure> {
+    for (i, arg) in args.ids.iter().enumerate() {
+        let text = arg.as_encoded_bytes();
+        match parse_id(text) {
+            Ok(id) => json.write(text, &id, out)?,
+            Err(err) => {
+                *bad += 1;
+                report_bad("argument", i as u64 + 1, text, None, &err);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Inspects one ID per line of `input`, skipping empty lines.
+fn from_lines(
+    mut lines: LineReader<impl Read>,
+    json: &mut Json,
+    out: &mut impl Write,
+    bad: &mut u64,
+) -> Result<(), Failure> {
+    loop {
+        if lines.buffer_is_empty() {
+            // The next read may wait (a terminal, a slow producer): show what is done.
+            out.flush().map_err(write_failed)?;
+        }
+        let Some(line) = lines.next_line().map_err(Failure::Read)? else {
+            return Ok(());
+        };
+        if let Some(len) = line.too_long {
+            *bad += 1;
+            report_bad(
+                "line",
+                line.number,
+                line.text,
+                Some(len),
+                &InputError::TooLong { len },
+            );
+            continue;
+        }
+        if line.text.is_empty() {
+            continue;
+        }
+        match parse_id(line.text) {
+            Ok(id) => json.write(line.text, &id, out)?,
+            Err(err) => {
+                *bad += 1;
+                report_bad("line", line.number, line.text, None, &err);
+            }
+        }
+    }
+}
+
+/// Reports one bad input on standard error.
+pub fn report_bad(what: &str, number: u64, text: &[u8], full_len: Option<u64>, err: &InputError) {
+    report(format_args!(
+        "scru128 inspect: {what} {number}: {}: {err}",
+        quote(text, full_len)
+    ));
+}
+
+/// Writes the JSON object of one ID, compact or pretty.
+pub struct Json {
+    pretty: bool,
+    buf: Vec<u8>,
+    num: itoa::Buffer,
+}
+
+impl Json {
+    /// A writer of one-line (`pretty == false`) or indented objects.
+    pub fn new(pretty: bool) -> Self {
+        Self {
+            pretty,
+            buf: Vec::with_capacity(512),
+            num: itoa::Buffer::new(),
+        }
+    }
+
+    /// Writes the object for `id`, read from the text `input`, and a newline.
+    ///
+    /// `input` must be one of the accepted forms (ASCII letters, digits and `-`), so
+    /// it needs no JSON escaping.
+    pub fn write(
+        &mut self,
+        input: &[u8],
+        id: &Scru128Id,
+        out: &mut impl Write,
+    ) -> Result<(), Failure> {
+        debug_assert!(
+            input
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        );
+        let mut iso = [0u8; ISO_LEN];
+        write_iso(id.timestamp() + TIMESTAMP_BIAS, &mut iso);
+        let (timestamp, counter) = (id.timestamp(), id.counter());
+        let (per_sec, per_gen) = (id.per_sec_random(), id.per_gen_random());
+        self.buf.clear();
+        let buf = &mut self.buf;
+        let num = &mut self.num;
+        if self.pretty {
+            buf.extend_from_slice(b"{\n  \"input\":        \"");
+            buf.extend_from_slice(input);
+            buf.extend_from_slice(b"\",\n  \"canonical\":    \"");
+            buf.extend_from_slice(id.encode().as_bytes());
+            buf.extend_from_slice(b"\",\n  \"timestampIso\": \"");
+            buf.extend_from_slice(&iso);
+            buf.extend_from_slice(b"\",\n  \"timestamp\":    \"");
+            buf.extend_from_slice(num.format(timestamp).as_bytes());
+            buf.extend_from_slice(b"\",\n  \"counter\":      \"");
+            buf.extend_from_slice(num.format(counter).as_bytes());
+            buf.extend_from_slice(b"\",\n  \"perSecRandom\": \"");
+            buf.extend_from_slice(num.format(per_sec).as_bytes());
+            buf.extend_from_slice(b"\",\n  \"perGenRandom\": \"");
+            buf.extend_from_slice(num.format(per_gen).as_bytes());
+            buf.extend_from_slice(b"\",\n  \"fieldsHex\":    [\"");
+            push_hex(buf, timestamp, 11);
+            buf.extend_from_slice(b"\", \"");
+            push_hex(buf, u64::from(counter), 7);
+            buf.extend_from_slice(b"\", \"");
+            push_hex(buf, u64::from(per_sec), 6);
+            buf.extend_from_slice(b"\", \"");
+            push_hex(buf, u64::from(per_gen), 8);
+            buf.extend_from_slice(b"\"]\n}\n");
+        } else {
+            buf.extend_from_slice(b"{\"input\":\"");
+            buf.extend_from_slice(input);
+            buf.extend_from_slice(b"\",\"canonical\":\"");
+            buf.extend_from_slice(id.encode().as_bytes());
+            buf.extend_from_slice(b"\",\"timestampIso\":\"");
+            buf.extend_from_slice(&iso);
+            buf.extend_from_slice(b"\",\"timestamp\":\"");
+            buf.extend_from_slice(num.format(timestamp).as_bytes());
+            buf.extend_from_slice(b"\",\"counter\":\"");
+            buf.extend_from_slice(num.format(counter).as_bytes());
+            buf.extend_from_slice(b"\",\"perSecRandom\":\"");
+            buf.extend_from_slice(num.format(per_sec).as_bytes());
+            buf.extend_from_slice(b"\",\"perGenRandom\":\"");
+            buf.extend_from_slice(num.format(per_gen).as_bytes());
+            buf.extend_from_slice(b"\",\"fieldsHex\":[\"");
+            push_hex(buf, timestamp, 11);
+            buf.extend_from_slice(b"\",\"");
+            push_hex(buf, u64::from(counter), 7);
+            buf.extend_from_slice(b"\",\"");
+            push_hex(buf, u64::from(per_sec), 6);
+            buf.extend_from_slice(b"\",\"");
+            push_hex(buf, u64::from(per_gen), 8);
+            buf.extend_from_slice(b"\"]}\n");
+        }
+        out.write_all(buf).map_err(write_failed)
+    }
+}
+
+/// Appends the low `digits` hex digits of `value`, lowercase and zero-padded.
+fn push_hex(buf: &mut Vec<u8>, value: u64, digits: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for i in (0..digits).rev() {
+        // The mask keeps 4 bits, so the cast cannot truncate.
+        buf.push(HEX[((value >> (4 * i)) & 15) as usize]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(pretty: bool, text: &str) -> String {
+        let id = parse_id(text.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        Json::new(pretty)
+            .write(text.as_bytes(), &id, &mut out)
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn pretty_matches_python() {
+        let expected = r#"{
+  "input":        "00pghaj3q9vaj7iu6pqbhbuak4",
+  "canonical":    "00PGHAJ3Q9VAJ7IU6PQBHBUAK4",
+  "timestampIso": "2021-09-26T05:26:19.124+00:00",
+  "timestamp":    "54797179124",
+  "counter":      "167421561",
+  "perSecRandom": "7920082",
+  "perGenRandom": "3804179076",
+  "fieldsHex":    ["00cc22a98f4", "9faa679", "78d9d2", "e2bf2a84"]
+}
+"#;
+        assert_eq!(object(true, "00pghaj3q9vaj7iu6pqbhbuak4"), expected);
+    }
+
+    #[test]
+    fn compact_is_one_line() {
+        assert_eq!(
+            object(false, "00000000000000000000000000"),
+            "{\"input\":\"00000000000000000000000000\",\"canonical\":\"00000000000000000000000000\",\
+             \"timestampIso\":\"2020-01-01T00:00:00.000+00:00\",\"timestamp\":\"0\",\"counter\":\"0\",\
+             \"perSecRandom\":\"0\",\"perGenRandom\":\"0\",\
+             \"fieldsHex\":[\"00000000000\",\"0000000\",\"000000\",\"00000000\"]}\n"
+        );
+    }
+}
