@@ -130,6 +130,23 @@ impl State {
         Ok((timestamp, counter, self.per_sec_random))
     }
 
+    /// How many more IDs, for a clock reading `now`, would only step the counter (same
+    /// timestamp, no overflow, no renewal due, no reset).
+    #[inline]
+    pub(crate) fn counter_run(&self, now: u64) -> usize {
+        if now <= self.timestamp && self.timestamp - now <= self.rollback_allowance {
+            (MAX_COUNTER - self.counter) as usize
+        } else {
+            0
+        }
+    }
+
+    /// Records `n` IDs made after a [`counter_run`](Self::counter_run) of at least `n`.
+    #[inline]
+    pub(crate) fn advance_counter(&mut self, n: usize) {
+        self.counter += n as u32;
+    }
+
     /// Like [`next`](Self::next), but claims up to `max` (≥ 1) consecutive counters at
     /// the returned timestamp: the caller owns `counter..counter + count`.
     #[cfg(feature = "std")]
@@ -472,10 +489,29 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         }
         let unix_ts_ms = self.clock.unix_ts_ms();
         let now = timestamp_from_clock(unix_ts_ms)?;
-        for slot in ids {
+        let mut rest = ids;
+        while let Some((first, tail)) = rest.split_first_mut() {
             let (timestamp, counter, per_sec) = self.state.next(now, true, &mut self.rng)?;
             let per_gen = self.rng.next_u32();
-            *slot = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
+            *first = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
+            // What `next` would do for the following IDs, without its checks: the same
+            // timestamp and `per_sec_random`, the counter + 1, until it would overflow.
+            let run = self.state.counter_run(now).min(tail.len());
+            let (run_ids, after) = tail.split_at_mut(run);
+            let mut counters = counter + 1..;
+            // `per_gen_random` in batches: the same numbers, in the same order.
+            let mut per_gen = [0u32; 64];
+            for chunk in run_ids.chunks_mut(per_gen.len()) {
+                let per_gen = &mut per_gen[..chunk.len()];
+                self.rng.fill_u32(per_gen);
+                for ((slot, counter), &per_gen) in
+                    chunk.iter_mut().zip(&mut counters).zip(&*per_gen)
+                {
+                    *slot = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
+                }
+            }
+            self.state.advance_counter(run);
+            rest = after;
         }
         Ok(())
     }

@@ -7,6 +7,10 @@
 //! millisecond (so timestamps follow the clock exactly as with one generator), when the
 //! clock went back more than the allowance, or after `fork()`.
 //!
+//! The clock is read through [`MsClock`](crate::tsc_clock::MsClock), which skips the
+//! system call while the CPU's time-stamp counter proves that the millisecond has not
+//! changed.
+//!
 //! Blocks are disjoint, so no two IDs share `(timestamp, counter)`, and each new block
 //! lies above every earlier one, so each thread's IDs increase. Within one millisecond,
 //! IDs of different threads are unique but not ordered by call time (across
@@ -17,7 +21,9 @@ use std::sync::{Mutex, PoisonError};
 
 use crate::Scru128Id;
 use crate::generator::{DEFAULT_ROLLBACK_ALLOWANCE, State, timestamp_from_clock};
-use crate::sources::{Clock, DefaultRng, RandomSource, SystemClock, fork};
+use crate::sources::{DefaultRng, RandomSource, fork};
+#[cfg(unix)]
+use crate::tsc_clock::{MsClock, SystemSources};
 
 /// Counters a thread claims at once: enough to make the shared lock rare under load,
 /// few enough that the unused rest of a block (dropped when the millisecond changes)
@@ -39,6 +45,9 @@ struct Local {
     per_sec_random: u32,
     /// Fork count when the block was claimed: a child must not spend its parent's block.
     fork_epoch: u32,
+    /// The thread's view of the system clock (with its TSC shortcut).
+    #[cfg(unix)]
+    clock: MsClock,
 }
 
 std::thread_local! {
@@ -50,14 +59,30 @@ std::thread_local! {
             end: 0,
             per_sec_random: 0,
             fork_epoch: 0,
+            #[cfg(unix)]
+            clock: MsClock::new(),
         })
     };
 }
 
 impl Local {
-    /// The next ID for a clock reading `now`.
+    /// Unix milliseconds from the system clock.
     #[inline]
-    fn next_id(&mut self, now: u64) -> Scru128Id {
+    fn read_clock(&mut self) -> u64 {
+        #[cfg(unix)]
+        return self.clock.unix_ts_ms(&mut SystemSources);
+        #[cfg(not(unix))]
+        return crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock);
+    }
+
+    /// The next ID.
+    #[inline]
+    fn next_id(&mut self) -> Scru128Id {
+        let unix_ts_ms = self.read_clock();
+        let now = match timestamp_from_clock(unix_ts_ms) {
+            Ok(now) => now,
+            Err(err) => panic!("scru128: {err}"),
+        };
         let block_usable = self.next < self.end
             && now <= self.timestamp
             && self.timestamp - now <= DEFAULT_ROLLBACK_ALLOWANCE
@@ -117,14 +142,9 @@ impl Local {
 /// ```
 #[inline]
 pub fn scru128() -> Scru128Id {
-    let unix_ts_ms = SystemClock.unix_ts_ms();
-    let now = match timestamp_from_clock(unix_ts_ms) {
-        Ok(now) => now,
-        Err(err) => panic!("scru128: {err}"),
-    };
     // Through a u128 so that the value comes back in registers even where
     // `LocalKey::with` is not inlined (a returned `[u8; 16]` goes through memory).
-    Scru128Id::from_u128(LOCAL.with_borrow_mut(|local| local.next_id(now).to_u128()))
+    Scru128Id::from_u128(LOCAL.with_borrow_mut(|local| local.next_id().to_u128()))
 }
 
 /// Generates a new ID from the process-wide generator, as its 26-digit canonical text.

@@ -95,6 +95,8 @@ mod generator;
 mod global_gen;
 mod id;
 mod sources;
+#[cfg(all(feature = "std", unix))]
+mod tsc_clock;
 
 mod external;
 

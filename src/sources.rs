@@ -27,6 +27,25 @@
 pub trait RandomSource {
     /// Returns the next random number; every bit must be uniformly distributed.
     fn next_u32(&mut self) -> u32;
+
+    /// Fills `dest` with the numbers that `next_u32` would return next, in order.
+    /// [`Scru128Generator::fill`](crate::Scru128Generator::fill) draws through it;
+    /// override it when a batch is cheaper than one number at a time.
+    ///
+    /// ```
+    /// use scru128::RandomSource;
+    ///
+    /// let mut n = 0u32;
+    /// let mut counting = move || { n += 1; n };
+    /// let mut dest = [0u32; 3];
+    /// counting.fill_u32(&mut dest);
+    /// assert_eq!(dest, [1, 2, 3]);
+    /// ```
+    fn fill_u32(&mut self, dest: &mut [u32]) {
+        for slot in dest {
+            *slot = self.next_u32();
+        }
+    }
 }
 
 impl<F: FnMut() -> u32> RandomSource for F {
@@ -178,6 +197,20 @@ impl RandomSource for DefaultRng {
         let word = self.buf[self.next];
         self.next += 1;
         word
+    }
+
+    fn fill_u32(&mut self, mut dest: &mut [u32]) {
+        while !dest.is_empty() {
+            if self.next >= self.buf.len() || self.fork_epoch != fork::epoch() {
+                self.refill();
+            }
+            let available = &self.buf[self.next..];
+            let n = available.len().min(dest.len());
+            let (head, tail) = dest.split_at_mut(n);
+            head.copy_from_slice(&available[..n]);
+            self.next += n;
+            dest = tail;
+        }
     }
 }
 

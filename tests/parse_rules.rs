@@ -292,10 +292,8 @@ fn errors_compare_and_work_as_std_errors() {
     assert!(!format!("{a:?}").is_empty());
 }
 
-// `try_from_str` and `try_from_ascii` are `const fn`: usable in `const` items.
+// `try_from_str` is a `const fn`: usable in `const` items.
 const PARSED: Result<Scru128Id, ParseError> = Scru128Id::try_from_str("00pghaj3q9vaj7iu6pqbhbuak4");
-const PARSED_ASCII: Result<Scru128Id, ParseError> =
-    Scru128Id::try_from_ascii(b"00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
 const REJECTED: Result<Scru128Id, ParseError> =
     Scru128Id::try_from_str("80000000000000000000000000");
 const UNWRAPPED: Scru128Id = match Scru128Id::try_from_str(VALID) {
@@ -307,7 +305,6 @@ const UNWRAPPED: Scru128Id = match Scru128Id::try_from_str(VALID) {
 fn try_from_str_works_in_const_items() {
     let expected = Scru128Id::from_u128(0x00cc22a98f49faa67978d9d2e2bf2a84);
     assert_eq!(PARSED, Ok(expected));
-    assert_eq!(PARSED_ASCII, Ok(expected));
     assert_eq!(UNWRAPPED, expected);
     assert_eq!(REJECTED.unwrap_err().to_string(), range_msg("'8'"));
 }
