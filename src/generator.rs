@@ -565,3 +565,16 @@ impl<R, C> fmt::Debug for Scru128Generator<R, C> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Scru128Generator, State};
+
+    #[test]
+    fn the_state_fits_in_a_cache_line() {
+        // With function pointers as random source and clock, the rest is the state.
+        type Bare = Scru128Generator<fn() -> u32, fn() -> u64>;
+        assert!(core::mem::size_of::<State>() <= 64);
+        assert!(core::mem::size_of::<Bare>() - 2 * core::mem::size_of::<fn()>() <= 64);
+    }
+}
