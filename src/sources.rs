@@ -94,25 +94,32 @@ impl Clock for SystemClock {
     #[cfg(unix)]
     #[inline]
     fn unix_ts_ms(&mut self) -> u64 {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `now` is a valid, writable `timespec` for the duration of the call.
-        // Reading CLOCK_REALTIME directly skips `SystemTime`'s `duration_since` and
-        // u128 arithmetic, about 50 instructions per ID (benches/compare.rs). Tested by
-        // `system_clock_agrees_with_system_time`.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &raw mut now) };
-        match (rc, u64::try_from(now.tv_sec), u64::try_from(now.tv_nsec)) {
-            (0, Ok(secs), Ok(nanos)) => secs * 1000 + nanos / 1_000_000,
-            _ => 0,
-        }
+        realtime_ns() / 1_000_000
     }
 
     #[cfg(not(unix))]
     #[inline]
     fn unix_ts_ms(&mut self) -> u64 {
         crate::id::system_time_to_unix_ms(std::time::SystemTime::now()).unwrap_or(0)
+    }
+}
+
+/// `CLOCK_REALTIME` in Unix nanoseconds (0 before 1970 or on failure).
+#[cfg(all(feature = "std", unix))]
+#[inline]
+pub(crate) fn realtime_ns() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable `timespec` for the duration of the call.
+    // Reading CLOCK_REALTIME directly skips `SystemTime`'s `duration_since` and u128
+    // arithmetic, about 50 instructions per ID (benches/compare.rs). Tested by
+    // `system_clock_agrees_with_system_time`.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &raw mut now) };
+    match (rc, u64::try_from(now.tv_sec), u64::try_from(now.tv_nsec)) {
+        (0, Ok(secs), Ok(nanos)) => secs * 1_000_000_000 + nanos,
+        _ => 0,
     }
 }
 

@@ -141,16 +141,7 @@ impl TimeSources for SystemSources {
 
     #[inline]
     fn unix_ns(&mut self) -> u64 {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `now` is a valid, writable `timespec` for the duration of the call.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &raw mut now) };
-        match (rc, u64::try_from(now.tv_sec), u64::try_from(now.tv_nsec)) {
-            (0, Ok(secs), Ok(nanos)) => secs * 1_000_000_000 + nanos,
-            _ => 0,
-        }
+        crate::sources::realtime_ns()
     }
 }
 

@@ -156,55 +156,30 @@ impl Json {
         self.buf.clear();
         let buf = &mut self.buf;
         let num = &mut self.num;
-        if self.pretty {
-            buf.extend_from_slice(b"{\n  \"input\":        \"");
-            buf.extend_from_slice(input);
-            buf.extend_from_slice(b"\",\n  \"canonical\":    \"");
-            buf.extend_from_slice(id.encode().as_bytes());
-            buf.extend_from_slice(b"\",\n  \"timestampIso\": \"");
-            buf.extend_from_slice(&iso);
-            buf.extend_from_slice(b"\",\n  \"timestamp\":    \"");
-            buf.extend_from_slice(num.format(timestamp).as_bytes());
-            buf.extend_from_slice(b"\",\n  \"counter\":      \"");
-            buf.extend_from_slice(num.format(counter).as_bytes());
-            buf.extend_from_slice(b"\",\n  \"perSecRandom\": \"");
-            buf.extend_from_slice(num.format(per_sec).as_bytes());
-            buf.extend_from_slice(b"\",\n  \"perGenRandom\": \"");
-            buf.extend_from_slice(num.format(per_gen).as_bytes());
-            buf.extend_from_slice(b"\",\n  \"fieldsHex\":    [\"");
-            push_hex(buf, timestamp, 11);
-            buf.extend_from_slice(b"\", \"");
-            push_hex(buf, u64::from(counter), 7);
-            buf.extend_from_slice(b"\", \"");
-            push_hex(buf, u64::from(per_sec), 6);
-            buf.extend_from_slice(b"\", \"");
-            push_hex(buf, u64::from(per_gen), 8);
-            buf.extend_from_slice(b"\"]\n}\n");
-        } else {
-            buf.extend_from_slice(b"{\"input\":\"");
-            buf.extend_from_slice(input);
-            buf.extend_from_slice(b"\",\"canonical\":\"");
-            buf.extend_from_slice(id.encode().as_bytes());
-            buf.extend_from_slice(b"\",\"timestampIso\":\"");
-            buf.extend_from_slice(&iso);
-            buf.extend_from_slice(b"\",\"timestamp\":\"");
-            buf.extend_from_slice(num.format(timestamp).as_bytes());
-            buf.extend_from_slice(b"\",\"counter\":\"");
-            buf.extend_from_slice(num.format(counter).as_bytes());
-            buf.extend_from_slice(b"\",\"perSecRandom\":\"");
-            buf.extend_from_slice(num.format(per_sec).as_bytes());
-            buf.extend_from_slice(b"\",\"perGenRandom\":\"");
-            buf.extend_from_slice(num.format(per_gen).as_bytes());
-            buf.extend_from_slice(b"\",\"fieldsHex\":[\"");
-            push_hex(buf, timestamp, 11);
-            buf.extend_from_slice(b"\",\"");
-            push_hex(buf, u64::from(counter), 7);
-            buf.extend_from_slice(b"\",\"");
-            push_hex(buf, u64::from(per_sec), 6);
-            buf.extend_from_slice(b"\",\"");
-            push_hex(buf, u64::from(per_gen), 8);
-            buf.extend_from_slice(b"\"]}\n");
-        }
+        let layout = if self.pretty { &PRETTY } else { &COMPACT };
+        buf.extend_from_slice(layout.input);
+        buf.extend_from_slice(input);
+        buf.extend_from_slice(layout.canonical);
+        buf.extend_from_slice(id.encode().as_bytes());
+        buf.extend_from_slice(layout.timestamp_iso);
+        buf.extend_from_slice(&iso);
+        buf.extend_from_slice(layout.timestamp);
+        buf.extend_from_slice(num.format(timestamp).as_bytes());
+        buf.extend_from_slice(layout.counter);
+        buf.extend_from_slice(num.format(counter).as_bytes());
+        buf.extend_from_slice(layout.per_sec_random);
+        buf.extend_from_slice(num.format(per_sec).as_bytes());
+        buf.extend_from_slice(layout.per_gen_random);
+        buf.extend_from_slice(num.format(per_gen).as_bytes());
+        buf.extend_from_slice(layout.fields_hex);
+        push_hex(buf, timestamp, 11);
+        buf.extend_from_slice(layout.between_hex);
+        push_hex(buf, u64::from(counter), 7);
+        buf.extend_from_slice(layout.between_hex);
+        push_hex(buf, u64::from(per_sec), 6);
+        buf.extend_from_slice(layout.between_hex);
+        push_hex(buf, u64::from(per_gen), 8);
+        buf.extend_from_slice(layout.end);
         out.write_all(buf).map_err(write_failed)
     }
 }
@@ -217,6 +192,48 @@ fn push_hex(buf: &mut Vec<u8>, value: u64, digits: u32) {
         buf.push(HEX[((value >> (4 * i)) & 15) as usize]);
     }
 }
+
+/// The text around each value of one JSON object: what comes before it.
+struct Layout {
+    input: &'static [u8],
+    canonical: &'static [u8],
+    timestamp_iso: &'static [u8],
+    timestamp: &'static [u8],
+    counter: &'static [u8],
+    per_sec_random: &'static [u8],
+    per_gen_random: &'static [u8],
+    fields_hex: &'static [u8],
+    between_hex: &'static [u8],
+    end: &'static [u8],
+}
+
+/// `scru128-inspect` 1.0.1's own layout, byte for byte.
+const PRETTY: Layout = Layout {
+    input: b"{\n  \"input\":        \"",
+    canonical: b"\",\n  \"canonical\":    \"",
+    timestamp_iso: b"\",\n  \"timestampIso\": \"",
+    timestamp: b"\",\n  \"timestamp\":    \"",
+    counter: b"\",\n  \"counter\":      \"",
+    per_sec_random: b"\",\n  \"perSecRandom\": \"",
+    per_gen_random: b"\",\n  \"perGenRandom\": \"",
+    fields_hex: b"\",\n  \"fieldsHex\":    [\"",
+    between_hex: b"\", \"",
+    end: b"\"]\n}\n",
+};
+
+/// The same object on one line, without spaces.
+const COMPACT: Layout = Layout {
+    input: b"{\"input\":\"",
+    canonical: b"\",\"canonical\":\"",
+    timestamp_iso: b"\",\"timestampIso\":\"",
+    timestamp: b"\",\"timestamp\":\"",
+    counter: b"\",\"counter\":\"",
+    per_sec_random: b"\",\"perSecRandom\":\"",
+    per_gen_random: b"\",\"perGenRandom\":\"",
+    fields_hex: b"\",\"fieldsHex\":[\"",
+    between_hex: b"\",\"",
+    end: b"\"]}\n",
+};
 
 #[cfg(test)]
 mod tests {
