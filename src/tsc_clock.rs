@@ -15,6 +15,8 @@
 //! core, a VM migration) falls back to the system clock. The shortcut is only
 //! used where the CPU declares an invariant TSC (constant rate, runs in every state).
 
+use core::sync::atomic::{AtomicU64, Ordering};
+
 /// TSC ticks measured over at least this many nanoseconds make a rate sample.
 const CALIBRATION_NS: u64 = 10_000_000;
 
@@ -24,6 +26,12 @@ pub(crate) trait TimeSources {
     fn tsc(&mut self) -> Option<u64>;
     /// System clock, Unix nanoseconds (0 if before 1970).
     fn unix_ns(&mut self) -> u64;
+    /// A rate (ticks per ms, lower bound) already confirmed by another clock, or 0.
+    fn known_rate(&mut self) -> u64 {
+        0
+    }
+    /// Offers a confirmed rate to clocks made later (threads started later).
+    fn share_rate(&mut self, _ticks_per_ms: u64) {}
 }
 
 /// Unix milliseconds with a TSC shortcut; see the module docs.
@@ -76,7 +84,7 @@ impl MsClock {
         let (Some(before), Some(after)) = (before, sources.tsc()) else {
             return ms;
         };
-        self.learn_rate(before, ns, after);
+        self.learn_rate(before, ns, after, sources);
         if self.ticks_per_ms > 0 {
             // Time left in this millisecond, counted from before the read (so at least
             // what is really left), in ticks at the lower-bound rate, less 1/256 for
@@ -93,13 +101,15 @@ impl MsClock {
 
     /// Updates the rate from a read at `ns` bracketed by TSC values `before` and
     /// `after`, and the earlier read kept in `calib_*`.
-    fn learn_rate(&mut self, before: u64, ns: u64, after: u64) {
+    fn learn_rate(&mut self, before: u64, ns: u64, after: u64, sources: &mut impl TimeSources) {
         if self.calib_ns == 0 || ns < self.calib_ns || before < self.calib_tsc_after {
-            // First read, or time or the counter went back: start a new measurement.
+            // First read, or time or the counter went back: start a new measurement,
+            // meanwhile trusting a rate that another clock has confirmed (the counter
+            // is the same for every core). The next measurement must agree with it.
             self.calib_ns = ns;
             self.calib_tsc_after = after;
-            self.ticks_per_ms = 0;
-            self.last_rate = 0;
+            self.last_rate = sources.known_rate();
+            self.ticks_per_ms = self.last_rate;
             return;
         }
         let elapsed_ns = ns - self.calib_ns;
@@ -115,6 +125,9 @@ impl MsClock {
         // the lower of the two.
         let agree = rate.abs_diff(self.last_rate) <= self.last_rate / 100;
         self.ticks_per_ms = if agree { rate.min(self.last_rate) } else { 0 };
+        if agree {
+            sources.share_rate(self.ticks_per_ms);
+        }
         self.last_rate = rate;
         self.calib_ns = ns;
         self.calib_tsc_after = after;
@@ -143,7 +156,18 @@ impl TimeSources for SystemSources {
     fn unix_ns(&mut self) -> u64 {
         crate::sources::realtime_ns()
     }
+
+    fn known_rate(&mut self) -> u64 {
+        CONFIRMED_RATE.load(Ordering::Relaxed)
+    }
+
+    fn share_rate(&mut self, ticks_per_ms: u64) {
+        CONFIRMED_RATE.store(ticks_per_ms, Ordering::Relaxed);
+    }
 }
+
+/// The last TSC rate that a thread's clock confirmed, for threads started later.
+static CONFIRMED_RATE: AtomicU64 = AtomicU64::new(0);
 
 /// Whether the CPU declares an invariant TSC (`CPUID` leaf `8000_0007h`, EDX bit 8).
 #[cfg(target_arch = "x86_64")]
@@ -203,6 +227,7 @@ mod tests {
         read_cost_ns: u64,
         clock_offset_ns: i64,
         reads: u64,
+        shared_rate: u64,
     }
 
     impl Sim {
@@ -218,6 +243,12 @@ mod tests {
         fn tsc(&mut self) -> Option<u64> {
             self.true_ns += 3;
             Some(self.tsc_at(self.true_ns))
+        }
+        fn known_rate(&mut self) -> u64 {
+            self.shared_rate
+        }
+        fn share_rate(&mut self, ticks_per_ms: u64) {
+            self.shared_rate = ticks_per_ms;
         }
         fn unix_ns(&mut self) -> u64 {
             self.reads += 1;
@@ -237,6 +268,7 @@ mod tests {
             read_cost_ns: 25,
             clock_offset_ns: 0,
             reads: 0,
+            shared_rate: 0,
         }
     }
 
@@ -286,6 +318,23 @@ mod tests {
         // fewer than one call in a thousand reads the system clock.
         assert!(sim.reads < 7_700, "{} reads", sim.reads);
         assert!(sim.reads >= 100, "{} reads", sim.reads);
+    }
+
+    #[test]
+    fn a_new_clock_starts_with_the_confirmed_rate_and_still_checks_it() {
+        let mut first = sim(2.6);
+        run(&mut first, &mut MsClock::new(), 10, 30_000_000);
+        assert!(first.shared_rate > 0);
+        // A clock made later (a new thread) skips reads from its first millisecond on.
+        first.reads = 0;
+        run(&mut first, &mut MsClock::new(), 10, 5_000_000);
+        assert!(first.reads < 400, "{} reads", first.reads);
+        // A shared rate far below the real one (a safe lower bound) is replaced after
+        // the next two measurements; every answer stays right meanwhile.
+        let mut other = sim(2.6);
+        other.shared_rate = first.shared_rate / 4;
+        run(&mut other, &mut MsClock::new(), 10, 40_000_000);
+        assert!(other.shared_rate > first.shared_rate / 2);
     }
 
     #[test]
