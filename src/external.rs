@@ -2,3 +2,29 @@
 
 #[cfg(feature = "serde")]
 pub mod serde_support;
+
+#[cfg(feature = "uuid")]
+mod uuid_support;
+
+#[cfg(feature = "rand_core")]
+pub(crate) mod rand_core_support;
+
+#[cfg(any(
+    feature = "postgres",
+    feature = "sqlx-postgres",
+    feature = "sqlx-sqlite",
+    feature = "rusqlite"
+))]
+pub(crate) mod stored;
+
+#[cfg(feature = "postgres")]
+mod postgres_support;
+
+#[cfg(feature = "sqlx-postgres")]
+mod sqlx_postgres_support;
+
+#[cfg(feature = "sqlx-sqlite")]
+mod sqlx_sqlite_support;
+
+#[cfg(feature = "rusqlite")]
+mod rusqlite_support;

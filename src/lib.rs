@@ -69,7 +69,28 @@
 //! - `std` (default): [`scru128()`], [`scru128_string()`], [`Scru128Generator::new`],
 //!   [`DefaultRng`], [`SystemClock`], `SystemTime` conversions. Implies `alloc`.
 //! - `alloc`: `String` conversions.
-//! - `serde`: `Serialize`/`Deserialize` for [`Scru128Id`].
+//! - `serde`: `Serialize`/`Deserialize` for [`Scru128Id`]: the string in human-readable
+//!   formats, 16 bytes in binary ones; the module `scru128::serde` tells what each kind of
+//!   format reads back.
+//! - `uuid`: `From` conversions between [`Scru128Id`] and `uuid::Uuid`, the same 128
+//!   bits in the same order. The result is not an RFC 9562 UUID (a SCRU128 ID has no
+//!   version or variant bits), but a database `uuid` column holds it fine: PostgreSQL
+//!   stores the 16 bytes as they are and compares them byte by byte, so the IDs' order
+//!   is kept.
+//! - `rand_core`: `RandCoreSource`, any `rand_core` 0.10 generator as a
+//!   [`RandomSource`]; works without `std`.
+//! - `postgres`: `ToSql`/`FromSql` of `postgres-types` (the `postgres` and
+//!   `tokio-postgres` clients): a `uuid` column; also reads `text` and `bytea`.
+//! - `sqlx-postgres`: sqlx `Type`/`Encode`/`Decode` for PostgreSQL: a `uuid` column
+//!   (`uuid[]` for `Vec<Scru128Id>`); also reads `text` and `bytea`.
+//! - `sqlx-sqlite`: sqlx `Type`/`Encode`/`Decode` for SQLite: a 16-byte `BLOB`, which
+//!   SQLite sorts like the ID; also reads `TEXT`.
+//! - `rusqlite`: rusqlite `ToSql`/`FromSql`: a 16-byte `BLOB`; also reads `TEXT`.
+//!
+//! The database integrations report a stored value that is not an ID with a
+//! `StoredValueError` (inside the client's error), never a panic. The sqlx features
+//! are for sqlx 0.9 (which needs Rust 1.94), `rusqlite` for rusqlite 0.39, `postgres`
+//! for postgres-types 0.2; none of them picks a runtime, TLS or SQLite build for you.
 //!
 //! Without default features the crate is `no_std` and needs no allocator: the ID type,
 //! the codec and [`Scru128Generator`] with your own random source and clock.
@@ -115,6 +136,16 @@ pub use sources::{Clock, RandomSource};
 pub use external::serde_support as serde;
 #[cfg(feature = "std")]
 pub use sources::{DefaultRng, SystemClock};
+
+#[cfg(feature = "rand_core")]
+pub use external::rand_core_support::RandCoreSource;
+#[cfg(any(
+    feature = "postgres",
+    feature = "sqlx-postgres",
+    feature = "sqlx-sqlite",
+    feature = "rusqlite"
+))]
+pub use external::stored::StoredValueError;
 
 /// The README's examples, checked as doctests.
 #[cfg(doctest)]

@@ -2,10 +2,34 @@
 //!
 //! Human-readable formats (JSON, TOML, YAML…) get the canonical 26-digit string, as
 //! scru128 1.0 wrote; binary formats (bincode, postcard, CBOR…) get the 16 big-endian
-//! bytes. Reading accepts, in every format, the string in either case, 16 bytes, 26
-//! bytes of text (how 1.0 strings look to a binary format) and an integer.
+//! bytes. Reading accepts, as far as the format lets a reader see what it holds, the
+//! string in either case, 16 bytes, 26 bytes of text (how 1.0 strings look to a binary
+//! format) and an integer.
 //!
-//! Use [`string`] or [`bytes`] with `#[serde(with = "...")]` to force one form.
+//! Use [`string`] or [`bytes`] with `#[serde(with = "...")]` to force one form, and
+//! [`any`] to read every form from a self-describing binary format such as CBOR.
+//!
+//! What each kind of format can read (`tests/serde_formats.rs` checks every cell with
+//! `serde_json`, bincode 2, postcard and ciborium):
+//!
+//! | stored as | JSON (human-readable) | bincode, postcard | CBOR (ciborium) | CBOR with [`any`] |
+//! | --- | --- | --- | --- | --- |
+//! | string, any case (scru128 1.0 wrote this) | yes | yes (same layout as bytes) | **no** | yes |
+//! | 16 bytes (written by default in binary formats) | yes (array of numbers) | yes | yes | yes |
+//! | integer | up to `u64::MAX`[^json] | **no**[^layout] | **no** | yes, all 128 bits |
+//!
+//! [^json]: `serde_json` (without its `arbitrary_precision` feature) reads larger
+//!     numbers as floating point, which is refused.
+//! [^layout]: A non-self-describing format cannot tell a reader what it holds, so the
+//!     reader asks for bytes and a `u128` written in their place is misread or refused
+//!     (an error, never a panic). Store a `u128` field and convert, if you must.
+//!
+//! CBOR through ciborium is the one binary format where the default reading is not
+//! enough for scru128 1.0 data: serde gives a type no way to know whether the format is
+//! self-describing, so the default impl asks for bytes (what bincode and postcard
+//! need), and ciborium then refuses a text string. [`any`] asks the format what it
+//! holds instead, which CBOR, MessagePack and JSON can answer and bincode and postcard
+//! cannot.
 
 use core::fmt;
 
@@ -164,6 +188,54 @@ pub mod bytes {
     /// The deserializer's errors, and a length error for other than 16 bytes.
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Scru128Id, D::Error> {
         deserializer.deserialize_bytes(super::IdVisitor)
+    }
+}
+
+/// `#[serde(with = "scru128::serde::any")]`: writes like the default impl (the string in
+/// human-readable formats, 16 bytes in binary ones) and reads every form a
+/// **self-describing** format can hold: the string in either case, 16 bytes, 26 bytes
+/// of text, an integer up to 128 bits (a CBOR bignum too) and a sequence of 16 numbers.
+///
+/// Use it to read CBOR (ciborium) or MessagePack written by scru128 1.0, which stored
+/// the string. Not for bincode or postcard: they cannot say what they hold and refuse
+/// (with an error) to be asked.
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize)]
+/// struct Row {
+///     #[serde(with = "scru128::serde::any")]
+///     id: scru128::Scru128Id,
+/// }
+///
+/// // CBOR of `{"id": "00PGHAJ3Q9VAJ7IU6PQBHBUAK4"}`, as scru128 1.0 wrote it
+/// let mut cbor = Vec::new();
+/// ciborium::into_writer(&serde_json::json!({"id": "00PGHAJ3Q9VAJ7IU6PQBHBUAK4"}), &mut cbor)?;
+/// let row: Row = ciborium::from_reader(cbor.as_slice())?;
+/// assert_eq!(row.id.to_string(), "00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub mod any {
+    use serde::{Deserializer, Serialize, Serializer};
+
+    use crate::Scru128Id;
+
+    /// Serializes `id` as the default impl does.
+    ///
+    /// # Errors
+    ///
+    /// Only the serializer's own errors.
+    pub fn serialize<S: Serializer>(id: &Scru128Id, serializer: S) -> Result<S::Ok, S::Error> {
+        id.serialize(serializer)
+    }
+
+    /// Deserializes an ID from whatever form the format says it holds.
+    ///
+    /// # Errors
+    ///
+    /// The deserializer's errors (including "not supported" from a format that is not
+    /// self-describing), and an error for a value that is not an ID.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Scru128Id, D::Error> {
+        deserializer.deserialize_any(super::IdVisitor)
     }
 }
 

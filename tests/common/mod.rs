@@ -1,0 +1,216 @@
+//! Shared by the integration tests: the IDs every integration must round-trip, a
+//! seeded random source, and the PostgreSQL URL.
+// Each test binary uses a different part of this module.
+#![allow(dead_code)]
+
+use scru128::{Scru128Generator, Scru128Id};
+
+const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/test-vectors.json");
+
+/// The IDs of `shared/test-vectors.json`, from their 128-bit values.
+pub fn vectors() -> Vec<Scru128Id> {
+    let json = std::fs::read_to_string(VECTORS_PATH).unwrap_or_else(|err| {
+        panic!("cannot read the test vectors at {VECTORS_PATH} ({err}); shared/ must sit beside the repository")
+    });
+    let parsed: serde_json::Value =
+        serde_json::from_str(&json).expect("test-vectors.json is not valid JSON");
+    let vectors: Vec<Scru128Id> = parsed
+        .as_array()
+        .expect("test-vectors.json is not an array")
+        .iter()
+        .map(|v| {
+            let hex = v["u128_hex"].as_str().expect("u128_hex is not a string");
+            let id = Scru128Id::from_u128(u128::from_str_radix(hex, 16).expect("bad u128_hex"));
+            assert_eq!(
+                id.to_string(),
+                v["text"].as_str().expect("text is not a string")
+            );
+            id
+        })
+        .collect();
+    assert_eq!(vectors.len(), 50, "expected the 50 shared test vectors");
+    vectors
+}
+
+/// A small seeded generator (SplitMix64) for reproducible test data.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn next_u128(&mut self) -> u128 {
+        (u128::from(self.next_u64()) << 64) | u128::from(self.next_u64())
+    }
+
+    /// Uniform in `0..n` (n > 0; the modulo bias is irrelevant here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// Fisher-Yates.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
+/// MIN, MAX, the shared vectors, values at byte and sign boundaries (a database that
+/// compared bytes as signed, or 64-bit halves as signed integers, would misorder
+/// them), 1000 random 128-bit values and 100 freshly generated IDs.
+pub fn edge_ids() -> Vec<Scru128Id> {
+    let mut ids = vec![Scru128Id::MIN, Scru128Id::MAX];
+    ids.extend(vectors());
+    for value in [
+        1u128,
+        0x7f,
+        0x80,
+        0xff,
+        0x7fff_ffff_ffff_ffff,
+        0x8000_0000_0000_0000,
+        0xffff_ffff_ffff_ffff,
+        1 << 64,
+        u128::MAX >> 1,
+        1 << 127,
+        u128::MAX - 1,
+        0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10,
+        0x8081_8283_8485_8687_8889_8a8b_8c8d_8e8f,
+    ] {
+        ids.push(Scru128Id::from_u128(value));
+    }
+    let mut rng = SplitMix64(0x5c12_8ed9);
+    ids.extend((0..1000).map(|_| Scru128Id::from_u128(rng.next_u128())));
+    let mut g = Scru128Generator::new();
+    ids.extend((0..100).map(|_| g.generate()));
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// `n` distinct IDs for the sort-order tests, shuffled: half from one generator (runs
+/// of consecutive counters, as real tables hold), half generated at random times over
+/// the whole 44-bit range with random fields, so every byte position varies.
+pub fn shuffled_ids_for_order(n: usize, seed: u64) -> Vec<Scru128Id> {
+    let mut rng = SplitMix64(seed);
+    let mut ids = Vec::with_capacity(n);
+    let mut g = Scru128Generator::new();
+    ids.extend((0..n / 2).map(|_| g.generate()));
+    while ids.len() < n {
+        ids.push(Scru128Id::from_fields(
+            rng.below(1 << 44),
+            rng.below(1 << 28) as u32,
+            rng.below(1 << 24) as u32,
+            rng.next_u64() as u32,
+        ));
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "duplicate IDs in the order test data");
+    rng.shuffle(&mut ids);
+    ids
+}
+
+/// The windows of the time-window tests: IDs generated at chosen times, and the
+/// window `[start, end]` (Unix ms, both included) whose IDs a query must return.
+pub struct TimedIds {
+    /// `(id, unix_ts_ms it was generated at)`, in generation order.
+    pub rows: Vec<(Scru128Id, u64)>,
+    pub start: u64,
+    pub end: u64,
+}
+
+impl TimedIds {
+    /// IDs of the rows created in `[start, end]`, sorted.
+    pub fn expected(&self) -> Vec<Scru128Id> {
+        let mut ids: Vec<Scru128Id> = self
+            .rows
+            .iter()
+            .filter(|(_, ms)| (self.start..=self.end).contains(ms))
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// The library's range bounds for the window.
+    pub fn bounds(&self) -> (Scru128Id, Scru128Id) {
+        (
+            Scru128Id::try_min_at_unix_ts_ms(self.start).expect("start in range"),
+            Scru128Id::try_max_at_unix_ts_ms(self.end).expect("end in range"),
+        )
+    }
+}
+
+/// 20 IDs in each of 90 seconds from 2024-05-01T12:00:00Z, at times spread over each
+/// second, plus IDs at the window's edges (first and last millisecond, and one
+/// millisecond outside each); the window is seconds 30..=59.
+pub fn timed_ids() -> TimedIds {
+    let base = 1_714_564_800_000u64;
+    let start = base + 30_000;
+    let end = base + 60_000 - 1;
+    let mut times: Vec<u64> = (0..90u64)
+        .flat_map(|s| (0..20u64).map(move |i| base + s * 1000 + i * 50 + (s % 7)))
+        .chain([start - 1, start, start + 1, end - 1, end, end + 1])
+        .collect();
+    times.sort_unstable();
+    let mut g = Scru128Generator::new();
+    let rows = times
+        .into_iter()
+        .map(|ms| {
+            let id = g.try_generate_at(ms).expect("time in range");
+            assert_eq!(id.unix_ts_ms(), ms);
+            (id, ms)
+        })
+        .collect();
+    TimedIds { rows, start, end }
+}
+
+/// The URL of the PostgreSQL server the tests use; scripts/test starts a throwaway one.
+pub fn pg_url() -> String {
+    std::env::var("SCRU128_PG_URL").unwrap_or_else(|_| {
+        panic!(
+            "SCRU128_PG_URL is not set: the PostgreSQL tests need a real server. Run them \
+             with scripts/test, which starts a throwaway PostgreSQL and sets it, or \
+             `scripts/pg-server run cargo test --all-features`, or set it yourself \
+             (e.g. postgres://user@127.0.0.1:5432/db)"
+        )
+    })
+}
+
+/// A path for a temporary SQLite database, removed (with its journal files) on drop.
+pub struct TempDb(pub std::path::PathBuf);
+
+impl TempDb {
+    pub fn new(name: &str) -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "scru128-test-{}-{name}-{n}.sqlite3",
+            std::process::id()
+        ));
+        let db = Self(path);
+        db.remove();
+        db
+    }
+
+    fn remove(&self) {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let mut path = self.0.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}

@@ -1,0 +1,242 @@
+//! sqlx `Type`/`Encode`/`Decode` for PostgreSQL (feature `sqlx-postgres`) against a
+//! real server: `SCRU128_PG_URL`, which scripts/test sets to a throwaway server it
+//! starts. Each test works in temporary tables of its own connection.
+
+mod common;
+
+use scru128::{Scru128Id, StoredValueError};
+use sqlx::{Connection, PgConnection, Row};
+
+async fn connect() -> PgConnection {
+    let url = common::pg_url();
+    PgConnection::connect(&url)
+        .await
+        .unwrap_or_else(|err| panic!("cannot connect to SCRU128_PG_URL={url}: {err}"))
+}
+
+/// The `StoredValueError` inside a decode error.
+fn stored_error(err: &sqlx::Error) -> Option<StoredValueError> {
+    match err {
+        sqlx::Error::ColumnDecode { source, .. } => source.downcast_ref().copied(),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn edge_ids_round_trip_through_uuid_bytea_and_text_columns() {
+    let mut db = connect().await;
+    sqlx::query("CREATE TEMP TABLE t (id uuid PRIMARY KEY, b bytea NOT NULL, t text NOT NULL)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let ids = common::edge_ids();
+    let mut tx = db.begin().await.unwrap();
+    for id in &ids {
+        sqlx::query("INSERT INTO t (id, b, t) VALUES ($1, $2, $3)")
+            .bind(id)
+            .bind(id.as_bytes().as_slice())
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let rows = sqlx::query("SELECT id, b, t, lower(t), id::text AS hex FROM t ORDER BY id")
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), ids.len());
+    for (row, &id) in rows.iter().zip(&ids) {
+        for column in 0..4 {
+            assert_eq!(row.get::<Scru128Id, _>(column), id, "column {column}");
+        }
+        assert_eq!(
+            row.get::<String, _>(4).replace('-', ""),
+            format!("{:032x}", id.as_u128())
+        );
+    }
+    // lookups by the bound ID
+    for &id in ids.iter().step_by(7) {
+        let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM t WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+}
+
+#[tokio::test]
+async fn text_wire_format_of_simple_queries_reads_too() {
+    let mut db = connect().await;
+    for id in common::edge_ids().into_iter().step_by(13) {
+        let hex = format!("{:032x}", id.as_u128());
+        // a simple query: the server sends every value in its text format
+        let sql = format!(
+            "SELECT '{hex}'::uuid, '\\x{hex}'::bytea, '{}'::text, '{}'::varchar",
+            id,
+            id.encode_lower()
+        );
+        let row = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+        for column in 0..4 {
+            assert_eq!(row.get::<Scru128Id, _>(column), id, "column {column}");
+        }
+    }
+    let row = sqlx::raw_sql("SELECT '\\x0102'::bytea")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    let err = row.try_get::<Scru128Id, _>(0).unwrap_err();
+    assert_eq!(
+        stored_error(&err),
+        Some(StoredValueError::PgTextFormat),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn arrays_and_null() {
+    let mut db = connect().await;
+    let ids = common::edge_ids();
+    let back: Vec<Scru128Id> = sqlx::query_scalar("SELECT $1::uuid[]")
+        .bind(&ids)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(back, ids);
+    let row = sqlx::query("SELECT NULL::uuid, $1")
+        .bind(None::<Scru128Id>)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(row.get::<Option<Scru128Id>, _>(0), None);
+    assert_eq!(row.get::<Option<Scru128Id>, _>(1), None);
+    let err = row.try_get::<Scru128Id, _>(0).unwrap_err();
+    assert!(matches!(err, sqlx::Error::ColumnDecode { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn order_by_uuid_is_the_library_order_for_100k_ids() {
+    let mut db = connect().await;
+    sqlx::query("CREATE TEMP TABLE t (id uuid PRIMARY KEY)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let ids = common::shuffled_ids_for_order(100_000, 2);
+    let mut tx = db.begin().await.unwrap();
+    for batch in ids.chunks(10_000) {
+        sqlx::query("INSERT INTO t SELECT unnest($1::uuid[])")
+            .bind(batch)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let mut expected = ids;
+    expected.sort_unstable();
+    let found: Vec<Scru128Id> = sqlx::query_scalar("SELECT id FROM t ORDER BY id")
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(found.len(), expected.len());
+    assert!(
+        found == expected,
+        "the database order differs from the library's"
+    );
+    let mid = expected[expected.len() / 3];
+    let (below,): (i64,) = sqlx::query_as("SELECT count(*) FROM t WHERE id < $1")
+        .bind(mid)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(below as usize, expected.len() / 3);
+}
+
+#[tokio::test]
+async fn time_window_query_returns_exactly_the_rows_of_the_window() {
+    let mut db = connect().await;
+    sqlx::query("CREATE TEMP TABLE t (id uuid PRIMARY KEY, at_ms bigint NOT NULL)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let timed = common::timed_ids();
+    let ids: Vec<Scru128Id> = timed.rows.iter().map(|row| row.0).collect();
+    let times: Vec<i64> = timed.rows.iter().map(|row| row.1 as i64).collect();
+    sqlx::query("INSERT INTO t SELECT * FROM unnest($1::uuid[], $2::int8[])")
+        .bind(&ids)
+        .bind(&times)
+        .execute(&mut db)
+        .await
+        .unwrap();
+
+    let (lo, hi) = timed.bounds();
+    let found: Vec<Scru128Id> =
+        sqlx::query_scalar("SELECT id FROM t WHERE id BETWEEN $1 AND $2 ORDER BY id")
+            .bind(lo)
+            .bind(hi)
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+    let expected = timed.expected();
+    assert_eq!(expected.len(), 30 * 20 + 4);
+    assert_eq!(found, expected);
+}
+
+#[tokio::test]
+async fn bad_stored_values_are_typed_errors() {
+    let mut db = connect().await;
+    let row = sqlx::query(
+        "SELECT '\\x0102'::bytea, decode(repeat('ab', 15), 'hex'), decode(repeat('ab', 17), 'hex'),
+                'hello'::text, '00PGHAJ3Q9VAJ7IU6PQBHBUAK!'::text, '80000000000000000000000000'::varchar,
+                42::int4, now(), ''::text",
+    )
+    .fetch_one(&mut db)
+    .await
+    .unwrap();
+    for (column, length) in [(0, 2), (1, 15), (2, 17)] {
+        let err = row.try_get::<Scru128Id, _>(column).unwrap_err();
+        assert_eq!(
+            stored_error(&err),
+            Some(StoredValueError::Length(length)),
+            "{err}"
+        );
+    }
+    for column in [3, 4, 5, 8] {
+        let err = row.try_get::<Scru128Id, _>(column).unwrap_err();
+        assert!(
+            matches!(stored_error(&err), Some(StoredValueError::Text(_))),
+            "column {column}: {err}"
+        );
+    }
+    let err = row.try_get::<Scru128Id, _>(4).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid digit '!' at position 25"),
+        "{err}"
+    );
+    for column in [6, 7] {
+        let err = row.try_get::<Scru128Id, _>(column).unwrap_err();
+        assert!(
+            matches!(err, sqlx::Error::ColumnDecode { .. }) && stored_error(&err).is_none(),
+            "column {column}: {err}"
+        );
+        assert!(err.to_string().contains("mismatched types"), "{err}");
+    }
+    // binding an ID where the server wants another type is an error, not a panic
+    let err = sqlx::query("SELECT $1 + 1")
+        .bind(Scru128Id::MAX)
+        .execute(&mut db)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, sqlx::Error::Database(_)), "{err}");
+    let back: Scru128Id = sqlx::query_scalar("SELECT $1")
+        .bind(Scru128Id::MAX)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(back, Scru128Id::MAX);
+}
