@@ -200,7 +200,8 @@ pub enum GenerateError {
     /// The clock went back further than the rollback allowance. Only the `*_or_abort`
     /// methods report this; the others reset the generator instead.
     ClockRollback {
-        /// Unix milliseconds of the last ID generated.
+        /// The latest clock reading before this one (or the time of the ID given to
+        /// `resume_after`), in Unix milliseconds.
         last_unix_ts_ms: u64,
         /// The clock reading, in Unix milliseconds.
         unix_ts_ms: u64,

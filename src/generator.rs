@@ -50,6 +50,10 @@ pub(crate) struct State {
     /// Timestamp from which `per_sec_random` is due for renewal (last renewal + 1000);
     /// 0 forces a renewal at the next ID.
     renew_at: u64,
+    /// The latest clock reading (biased) since the last reset. A rollback is measured
+    /// from it, not from `timestamp`, which counter overflows may have moved ahead of
+    /// the clock: running ahead is not the clock going back, and must never reset.
+    clock_high: u64,
     rollback_allowance: u64,
     /// Forks seen when this state was last used, to notice that it was copied into a
     /// child process.
@@ -75,6 +79,7 @@ impl State {
             counter: 0,
             per_sec_random: 0,
             renew_at: 0,
+            clock_high: 0,
             rollback_allowance: DEFAULT_ROLLBACK_ALLOWANCE,
             #[cfg(feature = "std")]
             fork_epoch: 0,
@@ -102,7 +107,7 @@ impl State {
         }
         let (timestamp, counter) = if now > self.timestamp {
             (now, rng.counter())
-        } else if self.timestamp - now <= self.rollback_allowance {
+        } else if !self.is_rollback(now) {
             if self.counter < MAX_COUNTER {
                 (self.timestamp, self.counter + 1)
             } else {
@@ -111,16 +116,18 @@ impl State {
             }
         } else if reset_on_rollback {
             self.renew_at = 0;
+            self.clock_high = now;
             (now, rng.counter())
         } else {
             return Err(GenerateError::ClockRollback {
-                last_unix_ts_ms: self.timestamp + TIMESTAMP_BIAS,
+                last_unix_ts_ms: self.clock_high + TIMESTAMP_BIAS,
                 unix_ts_ms: now + TIMESTAMP_BIAS,
             });
         };
         if timestamp >= MAX_TIMESTAMP {
             return Err(GenerateError::TimestampExhausted);
         }
+        self.clock_high = self.clock_high.max(now);
         self.timestamp = timestamp;
         self.counter = counter;
         if timestamp >= self.renew_at {
@@ -134,7 +141,7 @@ impl State {
     /// timestamp, no overflow, no renewal due, no reset).
     #[inline]
     pub(crate) fn counter_run(&self, now: u64) -> usize {
-        if now <= self.timestamp && self.timestamp - now <= self.rollback_allowance {
+        if now <= self.timestamp && !self.is_rollback(now) {
             (MAX_COUNTER - self.counter) as usize
         } else {
             0
@@ -145,6 +152,12 @@ impl State {
     #[inline]
     pub(crate) fn advance_counter(&mut self, n: usize) {
         self.counter += n as u32;
+    }
+
+    /// Whether `now` is behind the latest clock reading by more than the allowance.
+    #[inline]
+    fn is_rollback(&self, now: u64) -> bool {
+        self.clock_high.saturating_sub(now) > self.rollback_allowance
     }
 
     /// Like [`next`](Self::next), but claims up to `max` (≥ 1) consecutive counters at
@@ -178,6 +191,9 @@ impl State {
         self.timestamp = last.timestamp();
         self.counter = last.counter();
         self.renew_at = 0;
+        // As if the clock had read `last`'s time: a clock further back than the
+        // allowance after a restart is a rollback.
+        self.clock_high = last.timestamp();
     }
 }
 
@@ -189,16 +205,20 @@ impl State {
 /// `now` read from the clock and `last` the timestamp of the previous ID:
 ///
 /// 1. `now > last`: the ID takes `now` and a fresh random counter.
-/// 2. `now ≤ last` within the rollback allowance (default 10 000 ms,
+/// 2. `now ≤ last`, and the clock has not gone back by more than the rollback
+///    allowance (default 10 000 ms,
 ///    [`set_rollback_allowance`](Self::set_rollback_allowance)): it keeps `last` and
 ///    the counter goes up by one.
 /// 3. If the counter would pass 2^28−1, the ID takes `last + 1` and a fresh random
 ///    counter: the generator never blocks. The timestamp can so run ahead of the
-///    clock, by 1 ms per 2^28 IDs.
-/// 4. `now` behind `last` by more than the allowance: [`generate`](Self::generate)
-///    and the other resetting methods start again from `now` (order with the IDs
-///    before is then broken); the `*_or_abort` methods return
-///    [`GenerateError::ClockRollback`] and change nothing.
+///    clock, by 1 ms per 2^28 IDs (or faster, with a broken random source that keeps
+///    drawing counters near the top); running ahead is never taken for a rollback.
+/// 4. The clock went back by more than the allowance — measured from its latest
+///    reading (or from the ID given to [`resume_after`](Self::resume_after)), not
+///    from `last`: [`generate`](Self::generate) and the other resetting methods
+///    start again from `now` (order with the IDs before is then broken); the
+///    `*_or_abort` methods return [`GenerateError::ClockRollback`] and change
+///    nothing.
 /// 5. `per_sec_random` is renewed at the first ID, after a reset, and whenever the
 ///    timestamp is 1000 ms or more past that of the last renewal.
 /// 6. `per_gen_random` is fresh for every ID.
@@ -312,8 +332,8 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// the generator (in [`generate`](Self::generate)) or is reported (in
     /// [`generate_or_abort`](Self::generate_or_abort)).
     ///
-    /// The timestamp can run ahead of the clock after counter overflows (1 ms per
-    /// 2^28 IDs); an allowance of 0 would then treat the clock as going back.
+    /// The step back is measured from the clock's latest reading, so an allowance of 0
+    /// still lets the timestamp run ahead of the clock after counter overflows.
     ///
     /// ```
     /// let mut g = scru128::Scru128Generator::new();

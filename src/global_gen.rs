@@ -101,6 +101,8 @@ impl Local {
     #[cold]
     #[inline(never)]
     fn claim_block(&mut self, now: u64) -> &mut DefaultRng {
+        #[cfg(unix)]
+        lock_across_fork::install();
         self.fork_epoch = fork::epoch();
         let rng = self.rng.get_or_insert_with(DefaultRng::new);
         let claimed = SHARED
@@ -116,6 +118,47 @@ impl Local {
         self.end = first + count;
         self.per_sec_random = per_sec;
         rng
+    }
+}
+
+/// Holds the shared lock while a thread calls `fork()`, so that the child does not
+/// start with a lock taken by a thread it does not have (it would wait forever).
+#[cfg(unix)]
+mod lock_across_fork {
+    use core::cell::RefCell;
+    use std::sync::{MutexGuard, Once, PoisonError};
+
+    use super::{SHARED, State};
+
+    std::thread_local! {
+        /// The guard, from just before `fork()` to just after it, on the forking thread
+        /// (the three handlers run on that thread, in the child on its copy).
+        static HELD: RefCell<Option<MutexGuard<'static, State>>> = const { RefCell::new(None) };
+    }
+
+    extern "C" fn before_fork() {
+        let guard = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+        // If the thread is being torn down, the guard is dropped here: no protection,
+        // but no deadlock either.
+        let _ = HELD.try_with(move |held| *held.borrow_mut() = Some(guard));
+    }
+
+    extern "C" fn after_fork() {
+        let _ = HELD.try_with(|held| held.borrow_mut().take());
+    }
+
+    pub(super) fn install() {
+        static INSTALL: Once = Once::new();
+        INSTALL.call_once(|| {
+            // SAFETY: `pthread_atfork` only stores the handlers: plain `extern "C"`
+            // functions that take and release a mutex in thread-local storage and
+            // cannot unwind. Tested by `tests/fork_many.rs`
+            // (`a_fork_while_other_threads_generate_never_hangs_the_child`).
+            let rc = unsafe {
+                libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork))
+            };
+            assert!(rc == 0, "scru128: pthread_atfork failed with {rc}");
+        });
     }
 }
 

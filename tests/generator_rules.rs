@@ -237,18 +237,35 @@ fn repeated_overflows_run_ahead_of_a_frozen_clock() {
     let d = g.generate();
     assert_eq!(fields(d), (TS0 + 2, 7, 2, 8));
     assert_strictly_increasing(&[a, b, c, d]);
-    // The rollback is measured from the borrowed timestamp: 10_001 ms behind TS0 + 2.
+    // A rollback is measured from the clock's latest reading (T0), not from the
+    // borrowed timestamp: 10_001 ms behind TS0 + 2 is only 9_999 behind the clock,
+    // so the generator counts on.
     clock.set(T0 + 2 - 10_001);
+    assert_eq!(fields(g.generate_or_abort().unwrap()), (TS0 + 2, 8, 2, 9));
+    // 10_001 ms behind the clock is a rollback.
+    clock.set(T0 - 10_001);
     assert_eq!(
         g.generate_or_abort(),
         Err(GenerateError::ClockRollback {
-            last_unix_ts_ms: T0 + 2,
-            unix_ts_ms: T0 + 2 - 10_001,
+            last_unix_ts_ms: T0,
+            unix_ts_ms: T0 - 10_001,
         })
     );
     // 10_000 behind it is still counted on.
-    clock.set(T0 + 2 - 10_000);
-    assert_eq!(fields(g.generate_or_abort().unwrap()), (TS0 + 2, 8, 2, 9));
+    clock.set(T0 - 10_000);
+    assert_eq!(fields(g.generate_or_abort().unwrap()), (TS0 + 2, 9, 2, 10));
+}
+
+#[test]
+fn running_ahead_of_a_frozen_clock_never_resets() {
+    // A source stuck at the top makes every new timestamp overflow at once, so the
+    // timestamp runs ahead of the frozen clock by 1 ms per 2 IDs: far past the
+    // allowance, and still no reset, no reordering.
+    let mut stuck = Scru128Generator::with_rng_and_clock(|| u32::MAX, move || T0);
+    stuck.set_rollback_allowance(10);
+    let ids: Vec<Scru128Id> = (0..1000).map(|_| stuck.generate()).collect();
+    assert_strictly_increasing(&ids);
+    assert!(ids[999].timestamp() - TS0 > 400);
 }
 
 #[test]
