@@ -1,0 +1,222 @@
+//! When the operating system's random source fails, the default random source panics
+//! with a clear message instead of falling back to a weak seed: at start-up
+//! (`DefaultRng::new`, `Scru128Generator::new`, a thread's first `scru128()`) and when
+//! it reseeds in a child process after `fork()`.
+//!
+//! The failure is real, not mocked: a seccomp filter, installed on one thread only,
+//! makes the `getrandom` system call fail with `EIO` on that thread (and in a child
+//! forked from it); other threads are untouched. Linux only; a binary of its own
+//! because of the fork.
+#![cfg(target_os = "linux")]
+
+use std::any::Any;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Mutex, Once, PoisonError};
+use std::thread;
+
+use scru128::{DefaultRng, RandomSource, Scru128Generator, scru128};
+
+/// The start of the message of every such panic.
+const MESSAGE: &str = "scru128: the operating system's random source failed (";
+const MESSAGE_END: &str = "); refusing a weak seed";
+
+/// One test at a time (one of them forks).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Mutes the expected panics; others (failed assertions) are still printed.
+fn quiet_expected_panics() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !message(info.payload()).starts_with(MESSAGE) {
+                default(info);
+            }
+        }));
+    });
+}
+
+fn message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_default()
+}
+
+/// Makes the `getrandom` system call fail with `EIO` on the calling thread (and in
+/// the threads and processes it starts from then on). Seccomp filters cannot be
+/// removed: call it on a thread that ends afterwards. Returns `false` (and changes
+/// nothing) where the kernel refuses seccomp filters, e.g. in some containers.
+fn break_getrandom_on_this_thread() -> bool {
+    // offsetof(struct seccomp_data, nr)
+    const NR: u32 = 0;
+    #[allow(clippy::cast_sign_loss)]
+    let filter = [
+        bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, NR),
+        bpf(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            0,
+            1,
+            libc::SYS_getrandom as u32,
+        ),
+        bpf(
+            libc::BPF_RET | libc::BPF_K,
+            0,
+            0,
+            libc::SECCOMP_RET_ERRNO | libc::EIO as u32,
+        ),
+        bpf(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
+    ];
+    let program = libc::sock_fprog {
+        len: u16::try_from(filter.len()).unwrap(),
+        filter: filter.as_ptr().cast_mut(),
+    };
+    // SAFETY: plain prctl calls; `program` points to a valid filter that outlives the
+    // call (the kernel copies it).
+    let installed = unsafe {
+        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &raw const program,
+            ) == 0
+    };
+    if !installed {
+        eprintln!(
+            "skipped: seccomp filters are refused here ({})",
+            std::io::Error::last_os_error()
+        );
+        return false;
+    }
+    // The system call does fail now (a `getrandom` served without a system call,
+    // e.g. from a vDSO, would make this test meaningless).
+    let mut byte = [0u8; 1];
+    // SAFETY: a valid one-byte buffer.
+    let rc = unsafe { libc::syscall(libc::SYS_getrandom, byte.as_mut_ptr(), 1usize, 0u32) };
+    assert_eq!(rc, -1);
+    assert_eq!(
+        std::io::Error::last_os_error().raw_os_error(),
+        Some(libc::EIO)
+    );
+    true
+}
+
+fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: u16::try_from(code).unwrap(),
+        jt,
+        jf,
+        k,
+    }
+}
+
+/// Runs `f` on a new thread whose `getrandom` fails; returns its panic message
+/// (`None` where seccomp is not available).
+fn panic_without_entropy<T>(f: impl FnOnce() -> T + Send + 'static) -> Option<String> {
+    quiet_expected_panics();
+    let handle = thread::spawn(move || {
+        if !break_getrandom_on_this_thread() {
+            return None;
+        }
+        Some(match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(_) => String::from("<no panic>"),
+            Err(payload) => message(&*payload),
+        })
+    });
+    handle.join().expect("the test thread itself failed")
+}
+
+fn assert_clear_message(msg: Option<String>) {
+    let Some(msg) = msg else { return };
+    assert!(
+        msg.starts_with(MESSAGE) && msg.ends_with(MESSAGE_END),
+        "unexpected: {msg:?}"
+    );
+    // The OS error is named (EIO is "Input/output error").
+    assert!(
+        msg.contains("os error 5") || msg.contains("Input/output"),
+        "{msg:?}"
+    );
+    assert_eq!(msg.lines().count(), 1);
+}
+
+#[test]
+fn default_rng_refuses_to_start_without_os_entropy() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    assert_clear_message(panic_without_entropy(DefaultRng::new));
+    assert_clear_message(panic_without_entropy(Scru128Generator::new));
+    assert_clear_message(panic_without_entropy(|| {
+        let mut g = Scru128Generator::default();
+        g.generate()
+    }));
+    // The process-wide generator: a thread's first ID seeds its random source.
+    assert_clear_message(panic_without_entropy(scru128));
+    // Other threads are not affected and go on.
+    let a = scru128();
+    assert!(scru128() > a);
+    let mut g = Scru128Generator::new();
+    let b = g.generate();
+    assert!(g.generate() > b);
+}
+
+#[test]
+fn the_reseed_after_fork_refuses_a_weak_seed_too() {
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    quiet_expected_panics();
+    let handle = thread::spawn(|| {
+        // Seeded while the OS source works...
+        let mut rng = DefaultRng::new();
+        let mut g = Scru128Generator::new();
+        let before = (rng.next_u32(), g.generate());
+        // ...then the source breaks, and this thread forks: the child must reseed.
+        if !break_getrandom_on_this_thread() {
+            return None;
+        }
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: `fds` is a valid array of two ints.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the child only draws a number, reports through the pipe and leaves
+        // with `_exit`.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let first = catch_unwind(AssertUnwindSafe(|| rng.next_u32()));
+            let second = catch_unwind(AssertUnwindSafe(|| g.generate()));
+            let report = format!(
+                "{}\n{}\n",
+                first.map_or_else(|p| message(&*p), |v| format!("<drew {v}>")),
+                second.map_or_else(|p| message(&*p), |id| format!("<made {id}>")),
+            );
+            // SAFETY: writes a valid buffer, then ends the child at once.
+            unsafe {
+                libc::write(fds[1], report.as_ptr().cast(), report.len());
+                libc::_exit(0);
+            }
+        }
+        // SAFETY: our end of the pipe, closed once; `File` owns the read end.
+        unsafe { libc::close(fds[1]) };
+        let mut report = String::new();
+        // SAFETY: the read end is open and owned by nothing else.
+        unsafe { File::from_raw_fd(fds[0]) }
+            .read_to_string(&mut report)
+            .unwrap();
+        let mut status = 0;
+        // SAFETY: `pid` is our child.
+        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        // The parent's generators (seeded before) go on.
+        assert!(g.generate() > before.1);
+        let _ = rng.next_u32();
+        Some(report)
+    });
+    let Some(report) = handle.join().expect("the test thread failed") else {
+        return;
+    };
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(lines.len(), 2, "{report:?}");
+    assert_clear_message(Some(lines[0].to_owned()));
+    assert_clear_message(Some(lines[1].to_owned()));
+}
