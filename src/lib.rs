@@ -56,13 +56,19 @@
 //! - **Ordering**: one generator's IDs strictly increase (integer, bytes, text); the
 //!   process-wide generator's IDs strictly increase in every thread.
 //! - **Uniqueness**: within a generator by construction (`(timestamp, counter)` never
-//!   repeats while the clock stays within the allowance); across generators by 84
-//!   bits of layered randomness.
+//!   repeats); across generators by 84 bits of layered randomness: `N` generators
+//!   making `R` IDs each in the same millisecond expect `C(N,2)·R²/2^84` equal pairs
+//!   (analysis and experiments in `docs/reliability.md`).
 //! - **Clock handling**: small steps back are absorbed, large ones reset or are
 //!   reported, out-of-range clocks are errors, never a silent wrap.
 //! - **Fork safety** (Unix, feature `std`): after `fork()` the child reseeds and moves
 //!   to a fresh `(timestamp, counter)`, so parent and child do not repeat each other.
-//! - **Unpredictability**: the default [`RandomSource`] is `ChaCha12` seeded by the OS.
+//! - **Unpredictability**: the default [`RandomSource`] is `ChaCha12` seeded by the OS;
+//!   an OS entropy failure is a panic with a clear message, never a weak seed.
+//! - **No panics on input**: parsing and deserializing return typed errors (fuzzed).
+//!
+//! Each promise and the test that shows it: the README's "Guarantees" table and
+//! `docs/reliability.md`.
 //!
 //! ## Performance
 //!
