@@ -848,7 +848,13 @@ impl fmt::Display for Scru128Id {
     /// Writes the canonical 26-digit text; honours width and alignment flags.
     #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.encode().as_str())
+        let text = self.encode();
+        // `pad` is out of line; without flags (as in `to_string`) skip it.
+        if f.width().is_none() && f.precision().is_none() {
+            f.write_str(&text)
+        } else {
+            f.pad(&text)
+        }
     }
 }
 
@@ -1001,6 +1007,17 @@ impl From<EncodedId> for alloc::string::String {
 mod tests {
     use super::*;
     use crate::error::ParseErrorKind;
+
+    #[test]
+    fn display_honours_width_and_precision() {
+        extern crate std;
+        use std::format;
+        let id = Scru128Id::MAX;
+        assert_eq!(format!("{id}"), "7VVVVVVVVVVVVVVVVVVVVVVVVV");
+        assert_eq!(format!("{id:>28}"), "  7VVVVVVVVVVVVVVVVVVVVVVVVV");
+        assert_eq!(format!("{id:-<27}"), "7VVVVVVVVVVVVVVVVVVVVVVVVV-");
+        assert_eq!(format!("{id:.3}"), "7VV");
+    }
 
     #[test]
     fn an_id_is_sixteen_bytes() {
