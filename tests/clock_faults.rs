@@ -156,22 +156,9 @@ impl TestClock {
 
 type TestGen = Scru128Generator<Box<dyn FnMut() -> u32>, Box<dyn FnMut() -> u64>>;
 
-/// SplitMix64, for reproducible random numbers.
-struct SplitMix64(u64);
+mod common;
 
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
+use common::SplitMix64;
 
 /// A generator over the clock and a seeded random source.
 fn generator(clock: &TestClock, seed: u64) -> TestGen {

@@ -8,24 +8,8 @@
 #![no_main]
 #![allow(dead_code, unused_imports)]
 
-#[path = "../../cli/src/args.rs"]
-mod args;
-#[path = "../../cli/src/bounds.rs"]
-mod bounds;
-#[path = "../../cli/src/check.rs"]
-mod check;
-#[path = "../../cli/src/forms.rs"]
-mod forms;
-#[path = "../../cli/src/generate.rs"]
-mod generate;
-#[path = "../../cli/src/inspect.rs"]
-mod inspect;
-#[path = "../../cli/src/lines.rs"]
-mod lines;
-#[path = "../../cli/src/output.rs"]
-mod output;
-#[path = "../../cli/src/time.rs"]
-mod time;
+// The CLI is a binary crate: its modules (all but `main.rs`) are compiled in here.
+include!("cli_modules.rs");
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;

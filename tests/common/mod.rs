@@ -53,6 +53,16 @@ impl SplitMix64 {
         self.next_u64() % n
     }
 
+    /// An index into a slice of `len` (> 0) items.
+    pub fn index(&mut self, len: usize) -> usize {
+        (self.next_u64() % len as u64) as usize
+    }
+
+    /// One of `items`, uniformly.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.index(items.len())]
+    }
+
     /// Fisher-Yates.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {

@@ -1,0 +1,21 @@
+// Included by the `cli_*` targets: the CLI's modules, at the crate root where they
+// refer to each other as `crate::...`.
+
+#[path = "../../cli/src/args.rs"]
+mod args;
+#[path = "../../cli/src/bounds.rs"]
+mod bounds;
+#[path = "../../cli/src/check.rs"]
+mod check;
+#[path = "../../cli/src/forms.rs"]
+mod forms;
+#[path = "../../cli/src/generate.rs"]
+mod generate;
+#[path = "../../cli/src/inspect.rs"]
+mod inspect;
+#[path = "../../cli/src/lines.rs"]
+mod lines;
+#[path = "../../cli/src/output.rs"]
+mod output;
+#[path = "../../cli/src/time.rs"]
+mod time;
