@@ -88,6 +88,10 @@ fn text(c: &mut Criterion) {
     let mut g = c.benchmark_group("to_string()");
     g.bench_function("ours", |b| b.iter(|| black_box(ours).to_string()));
     g.bench_function("reference", |b| b.iter(|| black_box(reference).to_string()));
+    // The blanket `ToString` (what generic code and `format!` get): through `Display`.
+    g.bench_function("ours via Display", |b| {
+        b.iter(|| ToString::to_string(&black_box(ours)))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("encode to the stack");

@@ -71,6 +71,11 @@ proptest! {
         prop_assert_eq!(upper.as_str(), naive_encode(value));
         prop_assert_eq!(id.to_string(), naive_encode(value));
         prop_assert_eq!(String::from(id), naive_encode(value));
+        // The inherent `to_string` shadows the blanket one; both must give the text.
+        prop_assert_eq!(ToString::to_string(&id), naive_encode(value));
+        let by_ref = &id;
+        prop_assert_eq!(by_ref.to_string(), naive_encode(value));
+        prop_assert_eq!(format!("{id}"), naive_encode(value));
         prop_assert_eq!(u128::from_str_radix(&upper, 32).unwrap(), value);
         let lower = id.encode_lower();
         prop_assert_eq!(lower.as_str(), naive_encode(value).to_ascii_lowercase());
