@@ -81,6 +81,12 @@ impl<F: FnMut() -> u64> Clock for F {
 
 /// The system's wall clock ([`SystemTime::now`](std::time::SystemTime::now)).
 ///
+/// On Unix it reads `CLOCK_REALTIME`, and on x86-64 Linux with an invariant TSC (and
+/// the kernel's `tsc` clocksource) it skips that read while the CPU's time-stamp
+/// counter proves that the millisecond of the last read has not ended yet: about 10 ns
+/// instead of 23 ns here, and the same milliseconds the system clock shows (the same
+/// shortcut as [`scru128()`](crate::scru128); each thread keeps its own).
+///
 /// ```
 /// use scru128::{Clock, SystemClock};
 /// assert!(SystemClock.unix_ts_ms() > scru128::TIMESTAMP_BIAS);
@@ -94,7 +100,7 @@ impl Clock for SystemClock {
     #[cfg(unix)]
     #[inline]
     fn unix_ts_ms(&mut self) -> u64 {
-        realtime_ns() / 1_000_000
+        crate::tsc_clock::thread_unix_ts_ms()
     }
 
     #[cfg(not(unix))]
@@ -281,16 +287,26 @@ pub(crate) mod fork {
 mod tests {
     use super::{Clock, SystemClock};
 
+    /// Long enough (100 ms) for the TSC shortcut to calibrate and be used, on two
+    /// threads at once.
     #[test]
     fn system_clock_agrees_with_system_time() {
-        for _ in 0..1000 {
-            let before = crate::id::system_time_to_unix_ms(std::time::SystemTime::now()).unwrap();
-            let ours = SystemClock.unix_ts_ms();
-            let after = crate::id::system_time_to_unix_ms(std::time::SystemTime::now()).unwrap();
-            assert!(
-                before <= ours && ours <= after,
-                "{before} <= {ours} <= {after}"
-            );
-        }
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    let start = std::time::Instant::now();
+                    while start.elapsed() < std::time::Duration::from_millis(100) {
+                        let now = || std::time::SystemTime::now();
+                        let before = crate::id::system_time_to_unix_ms(now()).unwrap();
+                        let ours = SystemClock.unix_ts_ms();
+                        let after = crate::id::system_time_to_unix_ms(now()).unwrap();
+                        assert!(
+                            before <= ours && ours <= after,
+                            "{before} <= {ours} <= {after}"
+                        );
+                    }
+                });
+            }
+        });
     }
 }
