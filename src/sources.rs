@@ -84,8 +84,11 @@ impl<F: FnMut() -> u64> Clock for F {
 /// On Unix it reads `CLOCK_REALTIME`, and on x86-64 Linux with an invariant TSC (and
 /// the kernel's `tsc` clocksource) it skips that read while the CPU's time-stamp
 /// counter proves that the millisecond of the last read has not ended yet: about 10 ns
-/// instead of 23 ns here, and the same milliseconds the system clock shows (the same
-/// shortcut as [`scru128()`](crate::scru128); each thread keeps its own).
+/// instead of 23 ns here. Every value is a millisecond the system clock showed at or
+/// before the call (after the clock is stepped, the old millisecond can still come
+/// for up to 1 ms). It is the shortcut of [`scru128()`](crate::scru128); each thread
+/// keeps its own, and a call that interrupts another on the same thread (a signal
+/// handler) reads `CLOCK_REALTIME` directly.
 ///
 /// ```
 /// use scru128::{Clock, SystemClock};
@@ -97,10 +100,16 @@ pub struct SystemClock;
 
 #[cfg(feature = "std")]
 impl Clock for SystemClock {
-    #[cfg(unix)]
+    #[cfg(all(unix, target_arch = "x86_64"))]
     #[inline]
     fn unix_ts_ms(&mut self) -> u64 {
         crate::tsc_clock::thread_unix_ts_ms()
+    }
+
+    #[cfg(all(unix, not(target_arch = "x86_64")))]
+    #[inline]
+    fn unix_ts_ms(&mut self) -> u64 {
+        realtime_ns() / 1_000_000
     }
 
     #[cfg(not(unix))]

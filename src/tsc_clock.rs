@@ -134,6 +134,7 @@ impl MsClock {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
 std::thread_local! {
     /// The calling thread's clock for [`SystemClock`](crate::SystemClock).
     static THREAD_CLOCK: core::cell::RefCell<MsClock> =
@@ -142,9 +143,17 @@ std::thread_local! {
 
 /// Unix milliseconds through the calling thread's [`MsClock`] (a generator moved to
 /// another thread reads that thread's clock, whose values are just as safe).
+///
+/// A call made while the thread is already inside one (a signal handler, or an
+/// allocator that timestamps while the first call reads `/sys`) reads the system
+/// clock directly, so `SystemClock` stays as re-entrant as `clock_gettime`.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn thread_unix_ts_ms() -> u64 {
-    THREAD_CLOCK.with_borrow_mut(|clock| clock.unix_ts_ms(&mut SystemSources))
+    THREAD_CLOCK.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut clock) => clock.unix_ts_ms(&mut SystemSources),
+        Err(_) => SystemSources.unix_ns() / 1_000_000,
+    })
 }
 
 /// The real sources: `rdtsc` where the CPU has an invariant TSC, and `CLOCK_REALTIME`.
@@ -412,6 +421,20 @@ mod tests {
             assert_eq!(clock.unix_ts_ms(&mut sources), sources.0 / 1_000_000);
         }
         assert_eq!(sources.1, 10_000);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn a_nested_call_reads_the_system_clock_instead_of_panicking() {
+        let now = || crate::id::system_time_to_unix_ms(std::time::SystemTime::now()).unwrap();
+        super::THREAD_CLOCK.with_borrow_mut(|_held| {
+            // As from a signal handler that interrupts a read.
+            let before = now();
+            let ms = super::thread_unix_ts_ms();
+            let after = now();
+            assert!(before <= ms && ms <= after, "{before} <= {ms} <= {after}");
+        });
+        assert!(super::THREAD_CLOCK.with(|cell| cell.try_borrow_mut().is_ok()));
     }
 
     #[test]
