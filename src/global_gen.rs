@@ -176,7 +176,8 @@ mod lock_across_fork {
 /// # Panics
 ///
 /// Panics if the system clock is before 2020-01-01 or past the year 2577, or if the
-/// operating system's random source fails.
+/// operating system's random source fails. It is not async-signal-safe: called from
+/// a signal handler that interrupted it on the same thread, it panics.
 ///
 /// ```
 /// let a = scru128::scru128();
