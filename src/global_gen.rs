@@ -7,9 +7,9 @@
 //! millisecond (so timestamps follow the clock exactly as with one generator), when the
 //! clock went back more than the allowance, or after `fork()`.
 //!
-//! The clock is read through [`MsClock`](crate::tsc_clock::MsClock), which skips the
-//! system call while the CPU's time-stamp counter proves that the millisecond has not
-//! changed.
+//! The clock is [`SystemClock`](crate::SystemClock), whose per-thread
+//! [`MsClock`](crate::tsc_clock::MsClock) skips the system call while the CPU's
+//! time-stamp counter proves that the millisecond has not changed.
 //!
 //! Blocks are disjoint, so no two IDs share `(timestamp, counter)`, and each new block
 //! lies above every earlier one, so each thread's IDs increase. Within one millisecond,
@@ -22,8 +22,6 @@ use std::sync::{Mutex, PoisonError};
 use crate::Scru128Id;
 use crate::generator::{DEFAULT_ROLLBACK_ALLOWANCE, State, timestamp_from_clock};
 use crate::sources::{DefaultRng, RandomSource, fork};
-#[cfg(unix)]
-use crate::tsc_clock::{MsClock, SystemSources};
 
 /// Counters a thread claims at once: enough to make the shared lock rare under load,
 /// few enough that the unused rest of a block (dropped when the millisecond changes)
@@ -45,9 +43,6 @@ struct Local {
     per_sec_random: u32,
     /// Fork count when the block was claimed: a child must not spend its parent's block.
     fork_epoch: u32,
-    /// The thread's view of the system clock (with its TSC shortcut).
-    #[cfg(unix)]
-    clock: MsClock,
 }
 
 std::thread_local! {
@@ -59,26 +54,15 @@ std::thread_local! {
             end: 0,
             per_sec_random: 0,
             fork_epoch: 0,
-            #[cfg(unix)]
-            clock: MsClock::new(),
         })
     };
 }
 
 impl Local {
-    /// Unix milliseconds from the system clock.
-    #[inline]
-    fn read_clock(&mut self) -> u64 {
-        #[cfg(unix)]
-        return self.clock.unix_ts_ms(&mut SystemSources);
-        #[cfg(not(unix))]
-        return crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock);
-    }
-
     /// The next ID.
     #[inline]
     fn next_id(&mut self) -> Scru128Id {
-        let unix_ts_ms = self.read_clock();
+        let unix_ts_ms = crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock);
         let now = match timestamp_from_clock(unix_ts_ms) {
             Ok(now) => now,
             Err(err) => panic!("scru128: {err}"),

@@ -486,11 +486,12 @@ impl Scru128Id {
     /// Returns the canonical (uppercase) 26-digit text as a `String`: the same text as
     /// [`Display`](fmt::Display), made without going through a formatter.
     ///
-    /// `id.to_string()` picks this method over the blanket [`ToString`](alloc::string::ToString) one (inherent
-    /// methods come first), which saves about 10 ns per call: std's blanket method runs
-    /// [`Display`](fmt::Display) through a `Formatter` into an empty `String` that then
-    /// grows, while this one allocates the 26 bytes once. Generic code (`T: ToString`,
-    /// `format!`) still gets the `Display` text, which is identical.
+    /// `id.to_string()` picks this method over the blanket
+    /// [`ToString`](alloc::string::ToString) one (inherent methods come first), which
+    /// saves about 10 ns per call: std's blanket method runs [`Display`](fmt::Display)
+    /// through a `Formatter` into an empty `String` that then grows, while this one
+    /// allocates the 26 bytes once. Generic code (`T: ToString`, `format!`) still gets
+    /// the `Display` text, which is identical.
     ///
     /// ```
     /// let x = scru128::Scru128Id::from_u128(0x00cc22a98f49faa67978d9d2e2bf2a84);
