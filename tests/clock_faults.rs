@@ -171,6 +171,21 @@ fn generator(clock: &TestClock, seed: u64) -> TestGen {
     )
 }
 
+/// Sets the clock to `clock_ms`, out of range, and checks that one call of `variant`
+/// reports it (the error, or a panic with its message).
+#[track_caller]
+fn assert_out_of_range(g: &mut TestGen, variant: Variant, clock: &TestClock, clock_ms: u64) {
+    clock.set(clock_ms);
+    let err = GenerateError::ClockOutOfRange {
+        unix_ts_ms: clock_ms,
+    };
+    let got = call(g, variant, clock);
+    assert!(
+        got.is_error(variant, err),
+        "{variant:?} at {clock_ms}: {got:?}"
+    );
+}
+
 /// One call of `variant`; the `_at` variants are given the clock's reading.
 fn call(g: &mut TestGen, variant: Variant, clock: &TestClock) -> Outcome {
     quiet_generator_panics();
@@ -340,15 +355,7 @@ fn steps_back_to_before_2020_are_errors_that_change_nothing() {
     for variant in ALL {
         for clock_ms in [FIRST_MS - 1, TIMESTAMP_BIAS - 1, 1_000, 0] {
             let (mut g, clock, _a, b) = two_ids_at_t0(clock_ms);
-            clock.set(clock_ms);
-            let err = GenerateError::ClockOutOfRange {
-                unix_ts_ms: clock_ms,
-            };
-            let got = call(&mut g, variant, &clock);
-            assert!(
-                got.is_error(variant, err),
-                "{variant:?} at {clock_ms}: {got:?}"
-            );
+            assert_out_of_range(&mut g, variant, &clock, clock_ms);
             clock.set(T0);
             let c = call(&mut g, variant, &clock).id();
             assert_eq!((c.timestamp(), c.counter()), (TS0, b.counter() + 1));
@@ -362,15 +369,7 @@ fn a_clock_that_starts_before_2020_works_once_it_is_in_range() {
         let clock = TestClock::at(0);
         let mut g = generator(&clock, 3);
         for clock_ms in [0, 1, TIMESTAMP_BIAS - 1, TIMESTAMP_BIAS] {
-            clock.set(clock_ms);
-            let err = GenerateError::ClockOutOfRange {
-                unix_ts_ms: clock_ms,
-            };
-            let got = call(&mut g, variant, &clock);
-            assert!(
-                got.is_error(variant, err),
-                "{variant:?} at {clock_ms}: {got:?}"
-            );
+            assert_out_of_range(&mut g, variant, &clock, clock_ms);
         }
         // 2020-01-01T00:00:00.001Z, the first millisecond that may be generated.
         clock.set(FIRST_MS);
@@ -436,15 +435,7 @@ fn the_end_of_the_44_bit_range() {
         assert_eq!(a.unix_ts_ms(), LAST_MS);
         // ...the next is reserved, and every millisecond after it out of range.
         for clock_ms in [LAST_MS + 1, LAST_MS + 2, u64::MAX] {
-            clock.set(clock_ms);
-            let err = GenerateError::ClockOutOfRange {
-                unix_ts_ms: clock_ms,
-            };
-            let got = call(&mut g, variant, &clock);
-            assert!(
-                got.is_error(variant, err),
-                "{variant:?} at {clock_ms}: {got:?}"
-            );
+            assert_out_of_range(&mut g, variant, &clock, clock_ms);
         }
 
         // A counter overflow one millisecond before the end moves to the last one; the

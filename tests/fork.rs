@@ -137,6 +137,21 @@ fn assert_independent_randomness(parent: &[Scru128Id], child: &[Scru128Id]) {
     );
 }
 
+/// What every fork test expects of the IDs made on both sides after the fork: each
+/// side increasing and after `last_before`, no ID shared, the child at a fresh
+/// millisecond, and unrelated random fields.
+#[track_caller]
+fn assert_fork_outcome(last_before: Scru128Id, parent: &[Scru128Id], child: &[Scru128Id]) {
+    assert_strictly_increasing("parent", parent);
+    assert_strictly_increasing("child", child);
+    // Both carry on after what came before the fork.
+    assert!(parent[0] > last_before);
+    assert!(child[0] > last_before);
+    assert_disjoint(parent, child);
+    assert_child_moved_on(last_before, child);
+    assert_independent_randomness(parent, child);
+}
+
 /// The child moves on to a millisecond of its own: its first ID has a later
 /// timestamp than the parent's last ID before the fork.
 fn assert_child_moved_on(last_before: Scru128Id, child: &[Scru128Id]) {
@@ -169,14 +184,7 @@ fn process_wide_generator_parent_and_child_share_no_id() {
 
     assert_eq!(parent.len(), N);
     assert_eq!(child.len(), N);
-    assert_strictly_increasing("parent", &parent);
-    assert_strictly_increasing("child", &child);
-    // Both carry on after what came before the fork.
-    assert!(parent[0] > last_before);
-    assert!(child[0] > last_before);
-    assert_disjoint(&parent, &child);
-    assert_child_moved_on(last_before, &child);
-    assert_independent_randomness(&parent, &child);
+    assert_fork_outcome(last_before, &parent, &child);
     // And the parent is still fine afterwards.
     assert!(scru128() > *parent.last().unwrap());
 }
@@ -190,13 +198,7 @@ fn user_generator_created_before_the_fork_parent_and_child_share_no_id() {
     // Both sides go on with their copy of the same generator.
     let (parent, child) = fork_and_generate(N, || g.generate());
 
-    assert_strictly_increasing("parent", &parent);
-    assert_strictly_increasing("child", &child);
-    assert!(parent[0] > last_before);
-    assert!(child[0] > last_before);
-    assert_disjoint(&parent, &child);
-    assert_child_moved_on(last_before, &child);
-    assert_independent_randomness(&parent, &child);
+    assert_fork_outcome(last_before, &parent, &child);
 }
 
 #[test]
