@@ -1,10 +1,10 @@
-//! The 50 test vectors of `shared/test-vectors.json` (made by an independent
+//! The 50 test vectors of `tests/data/test-vectors.json` (made by an independent
 //! implementation) in both directions and both letter cases.
 
 use scru128::Scru128Id;
 use serde_json::Value;
 
-const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/test-vectors.json");
+const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/test-vectors.json");
 
 /// One vector: the four fields, the 128-bit value and the canonical text.
 struct Vector {

@@ -5,9 +5,9 @@
 
 use scru128::{Scru128Generator, Scru128Id};
 
-const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/test-vectors.json");
+const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/test-vectors.json");
 
-/// The IDs of `shared/test-vectors.json`, from their 128-bit values.
+/// The IDs of `tests/data/test-vectors.json`, from their 128-bit values.
 pub fn vectors() -> Vec<Scru128Id> {
     let json = std::fs::read_to_string(VECTORS_PATH).unwrap_or_else(|err| {
         panic!("cannot read the test vectors at {VECTORS_PATH} ({err}); shared/ must sit beside the repository")
