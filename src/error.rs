@@ -226,7 +226,8 @@ impl fmt::Display for GenerateError {
                 f,
                 "clock went back {} ms (from unix time {last_unix_ts_ms} ms to {unix_ts_ms} ms), \
                  more than the rollback allowance",
-                last_unix_ts_ms - unix_ts_ms
+                // A user may build the variant with any two readings.
+                last_unix_ts_ms.abs_diff(unix_ts_ms)
             ),
             Self::TimestampExhausted => {
                 f.write_str("no greater ID left: the counter overflowed at the last timestamp")

@@ -185,15 +185,18 @@ impl State {
         self.renew_at = 0;
     }
 
-    /// Continues after `last`: the next ID is greater unless the clock is behind it
-    /// by more than the rollback allowance.
+    /// Continues after `last`: the next ID is greater than `last` and than every ID
+    /// made before, unless the clock is behind by more than the rollback allowance.
+    /// A state already past `last` is kept.
     pub(crate) fn resume_after(&mut self, last: Scru128Id) {
-        self.timestamp = last.timestamp();
-        self.counter = last.counter();
+        if (last.timestamp(), last.counter()) > (self.timestamp, self.counter) {
+            self.timestamp = last.timestamp();
+            self.counter = last.counter();
+        }
         self.renew_at = 0;
-        // As if the clock had read `last`'s time: a clock further back than the
+        // As if the clock had (also) read `last`'s time: a clock further back than the
         // allowance after a restart is a rollback.
-        self.clock_high = last.timestamp();
+        self.clock_high = self.clock_high.max(last.timestamp());
     }
 }
 
@@ -539,7 +542,8 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// Continues after `last`, an ID saved by an earlier run (of this or another
     /// generator): the next ID is greater than `last` whenever the clock is not behind
     /// it by more than the rollback allowance, even if the clock went back across a
-    /// restart. `per_sec_random` is renewed at the next ID.
+    /// restart. A generator already past `last` keeps its own state (so the next ID is
+    /// also greater than every ID it made); `per_sec_random` is renewed at the next ID.
     ///
     /// ```
     /// use scru128::{Scru128Generator, Scru128Id};

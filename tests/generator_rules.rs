@@ -824,3 +824,54 @@ fn ids_increase_under_a_wandering_clock() {
     }
     assert!(overflows > 0);
 }
+
+#[test]
+fn resume_after_an_earlier_id_keeps_the_later_state() {
+    // The generator is ahead of the ID it is told to resume after: it keeps its own
+    // state, so no `(timestamp, counter)` comes twice and the order holds.
+    let (mut g, _rng, _clock) = setup(T0);
+    let made: Vec<Scru128Id> = (0..3).map(|_| g.generate()).collect();
+    assert_eq!(made[2].counter(), 3);
+    g.resume_after(Scru128Id::from_fields(TS0, 0, 0, 0));
+    let next = g.generate();
+    assert!(next > made[2], "{next} after {}", made[2]);
+    assert_eq!((next.timestamp(), next.counter()), (TS0, 4));
+    // An ID from long ago changes nothing either, beyond renewing per_sec_random.
+    g.resume_after(Scru128Id::from_fields(TS0 - 50_000, MAX_COUNTER, 0, 0));
+    let after = g.generate();
+    assert_eq!((after.timestamp(), after.counter()), (TS0, 5));
+    // A later ID is still taken.
+    g.resume_after(Scru128Id::from_fields(TS0, 1_000, 0, 0));
+    assert_eq!(g.generate().counter(), 1_001);
+}
+
+#[test]
+fn resume_after_raises_the_rollback_reference_but_never_lowers_it() {
+    // The clock read T0 + 20 s; resuming after an older ID must not make a later
+    // reading of T0 (20 s back, beyond the allowance) look like a small step.
+    let (mut g, _rng, clock) = setup(T0 + 20_000);
+    g.generate();
+    g.resume_after(Scru128Id::from_fields(TS0, 7, 0, 0));
+    clock.set(T0);
+    assert!(matches!(
+        g.generate_or_abort(),
+        Err(GenerateError::ClockRollback {
+            last_unix_ts_ms,
+            unix_ts_ms: T0
+        }) if last_unix_ts_ms == T0 + 20_000
+    ));
+}
+
+#[test]
+fn clock_rollback_display_never_overflows() {
+    // Built by hand with the readings the wrong way round, or at the extremes.
+    for (last, now) in [(T0, T0 + 7), (0, u64::MAX), (u64::MAX, 0), (T0, T0)] {
+        let err = GenerateError::ClockRollback {
+            last_unix_ts_ms: last,
+            unix_ts_ms: now,
+        };
+        let text = err.to_string();
+        assert!(text.contains(&last.abs_diff(now).to_string()), "{text}");
+        assert!(text.contains(&format!("from unix time {last} ms to {now} ms")));
+    }
+}
