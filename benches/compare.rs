@@ -113,6 +113,27 @@ fn text(c: &mut Criterion) {
         b.iter(|| scru128_ref::Scru128Id::from_str(black_box(TEXT)));
     });
     g.finish();
+
+    // As users parse: many different IDs (one text over and over lets the branch
+    // predictor learn it). 1024 fresh IDs, as text, each parsed through `FromStr`.
+    let texts: Vec<String> = (0..BATCH).map(|_| scru128::scru128_string()).collect();
+    let mut g = c.benchmark_group("parse 1024 different, per ID");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    g.bench_function("ours", |b| {
+        b.iter(|| {
+            for text in &texts {
+                black_box(scru128::Scru128Id::from_str(black_box(text)).unwrap());
+            }
+        });
+    });
+    g.bench_function("reference", |b| {
+        b.iter(|| {
+            for text in &texts {
+                black_box(scru128_ref::Scru128Id::from_str(black_box(text)).unwrap());
+            }
+        });
+    });
+    g.finish();
 }
 
 criterion_group! {

@@ -681,10 +681,11 @@ fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
 #[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)] // bytes and lanes as SSE2 types them
 mod sse2 {
     use core::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpgt_epi8, _mm_cmplt_epi8,
-        _mm_cvtsi128_si64, _mm_madd_epi16, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
-        _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_slli_epi16, _mm_srli_epi16,
-        _mm_sub_epi8, _mm_unpackhi_epi64,
+        __m128i, _mm_add_epi8, _mm_add_epi64, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,
+        _mm_madd_epi16, _mm_min_epu8, _mm_movemask_epi8, _mm_mul_epu32, _mm_or_si128,
+        _mm_set_epi64x, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_epi64x,
+        _mm_setzero_si128, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi64, _mm_sub_epi8,
+        _mm_subs_epu8, _mm_unpackhi_epi64,
     };
 
     /// The 128-bit value of 26 valid digits with a first digit of 0-7, else `None`.
@@ -698,66 +699,61 @@ mod sse2 {
             w.copy_from_slice(&bytes[at..at + 8]);
             i64::from_le_bytes(w)
         };
-        let (head, tail) = (
-            [word(0), word(8)],   // bytes 0..16
-            [word(10), word(18)], // bytes 10..26
-        );
         // SAFETY: SSE2 is enabled in the build configuration (see the module docs);
         // the intrinsics take and return values only, no pointers.
-        let (head_ok, tail_ok, [g0, g1, g2, _], [t0, t1, t2, t3]) = unsafe {
-            let (head, head_ok) = digit_values(_mm_set_epi64x(head[1], head[0]));
-            let (tail, tail_ok) = digit_values(_mm_set_epi64x(tail[1], tail[0]));
-            (head_ok, tail_ok, groups20(head), groups20(tail))
+        let (ok, [a, b], [c, d]) = unsafe {
+            let (head, head_bad) = digit_values(_mm_set_epi64x(word(8), word(0))); // 0..16
+            let (tail, tail_bad) = digit_values(_mm_set_epi64x(word(18), word(10))); // 10..26
+            let bad = _mm_or_si128(head_bad, tail_bad);
+            let ok = _mm_movemask_epi8(_mm_cmpeq_epi8(bad, _mm_setzero_si128())) == 0xffff;
+            (ok, forties(head), forties(tail))
         };
-        // Groups of 4 digits (20 bits): chars 0-3, 4-7, 8-11 of the head and 10-13,
-        // 14-17, 18-21, 22-25 of the tail; chars 12-13 are the low 10 bits of 10-13.
-        if !(head_ok & tail_ok) || g0 >> 15 > 7 {
+        // 130 bits: chars 0-7 (a), 8-15 (b), 16-17 (the low 10 bits of c, chars 10-17)
+        // and 18-25 (d). The first digit is at most 7 when the top 2 bits are clear.
+        if !ok || a >> 38 != 0 {
             return None;
         }
-        let chars_12_13 = t0 & 0x3ff;
-        let lo = t3 | (t2 << 20) | (t1 << 40) | (chars_12_13 << 60);
-        let hi = (chars_12_13 >> 4) | (g2 << 6) | (g1 << 26) | (g0 << 46);
+        let hi = (a << 26) | (b >> 14);
+        let lo = (b << 50) | ((c & 0x3ff) << 40) | d;
         Some((u128::from(hi) << 64) | u128::from(lo))
     }
 
-    /// Per byte: its digit value, and whether every byte is a digit in either case.
+    /// Per byte: its digit value (meaningful for digits only), and a lane that is zero
+    /// exactly where the byte is a digit in either case.
     ///
     /// # Safety
     ///
     /// The CPU must support SSE2.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    unsafe fn digit_values(x: __m128i) -> (__m128i, bool) {
+    unsafe fn digit_values(x: __m128i) -> (__m128i, __m128i) {
         // SAFETY: the caller guarantees SSE2.
         unsafe {
-            // Signed compares: bytes >= 0x80 are negative and fail both ranges.
-            let is_digit = _mm_and_si128(
-                _mm_cmpgt_epi8(x, _mm_set1_epi8(b'0' as i8 - 1)),
-                _mm_cmplt_epi8(x, _mm_set1_epi8(b'9' as i8 + 1)),
+            // Wrapping: a digit has `as_digit` 0..=9, a letter (folded to lowercase)
+            // `as_letter` 0..=21; every other byte is above both.
+            let as_digit = _mm_sub_epi8(x, _mm_set1_epi8(b'0' as i8));
+            let folded = _mm_or_si128(x, _mm_set1_epi8(0x20)); // 'A'..='V' -> 'a'..='v'
+            let as_letter = _mm_sub_epi8(folded, _mm_set1_epi8(b'a' as i8));
+            let bad = _mm_min_epu8(
+                _mm_subs_epu8(as_digit, _mm_set1_epi8(9)),
+                _mm_subs_epu8(as_letter, _mm_set1_epi8(21)),
             );
-            let folded = _mm_or_si128(x, _mm_set1_epi8(0x20)); // 'A'..='V' → 'a'..='v'
-            let is_letter = _mm_and_si128(
-                _mm_cmpgt_epi8(folded, _mm_set1_epi8(b'a' as i8 - 1)),
-                _mm_cmplt_epi8(folded, _mm_set1_epi8(b'v' as i8 + 1)),
-            );
-            let ok = _mm_movemask_epi8(_mm_or_si128(is_digit, is_letter)) == 0xffff;
-            // Digits keep bit 5 when folded, so `folded - '0'` is right for them too.
-            let offset = _mm_or_si128(
-                _mm_and_si128(is_digit, _mm_set1_epi8(b'0' as i8)),
-                _mm_andnot_si128(is_digit, _mm_set1_epi8(b'a' as i8 - 10)),
-            );
-            (_mm_sub_epi8(folded, offset), ok)
+            // For a digit `as_letter + 10` wraps above 200; for a letter `as_digit` is
+            // at least 17 (uppercase) or 49 (lowercase), above its value (10..=31).
+            let values = _mm_min_epu8(as_digit, _mm_add_epi8(as_letter, _mm_set1_epi8(10)));
+            (values, bad)
         }
     }
 
-    /// 16 digit values → four 20-bit groups, most significant first.
+    /// 16 digit values (the first the most significant) -> the two 40-bit numbers of
+    /// their halves.
     ///
     /// # Safety
     ///
     /// The CPU must support SSE2.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    unsafe fn groups20(values: __m128i) -> [u64; 4] {
+    unsafe fn forties(values: __m128i) -> [u64; 2] {
         // SAFETY: the caller guarantees SSE2.
         unsafe {
             // Pairs: the first byte (low in each 16-bit lane) is the more significant.
@@ -765,11 +761,17 @@ mod sse2 {
                 _mm_slli_epi16(_mm_and_si128(values, _mm_set1_epi16(0x00ff)), 5),
                 _mm_srli_epi16(values, 8),
             );
-            // Quads: lane = first pair * 1024 + second pair.
+            // Quads: 32-bit lane = first pair * 1024 + second pair.
             let quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x0001_0400));
-            let low = _mm_cvtsi128_si64(quads) as u64;
-            let high = _mm_cvtsi128_si64(_mm_unpackhi_epi64(quads, quads)) as u64;
-            [low & 0xf_ffff, low >> 32, high & 0xf_ffff, high >> 32]
+            // Eights: 64-bit lane = first quad * 2^20 + second quad.
+            let eights = _mm_add_epi64(
+                _mm_mul_epu32(quads, _mm_set1_epi64x(1 << 20)),
+                _mm_srli_epi64(quads, 32),
+            );
+            [
+                _mm_cvtsi128_si64(eights) as u64,
+                _mm_cvtsi128_si64(_mm_unpackhi_epi64(eights, eights)) as u64,
+            ]
         }
     }
 }
