@@ -39,6 +39,92 @@ impl<R: RandomSource> FieldRandom for R {
     }
 }
 
+/// After a fork, a per-process stream that every draw of a generator's random source
+/// is mixed with, so that forked processes do not repeat each other's numbers with a
+/// source that cannot reseed itself (a seeded PRNG or a closure copied by `fork()`).
+/// `None` until the generator sees its first fork; then `SplitMix64` seeded with 64
+/// bits from the operating system, fresh in every process.
+#[cfg(feature = "std")]
+#[derive(Clone, Copy, Debug)]
+struct ForkSalt(Option<u64>);
+
+#[cfg(feature = "std")]
+impl ForkSalt {
+    /// No fork seen yet: draws pass unchanged.
+    const NONE: Self = Self(None);
+
+    /// A fresh salt for this process.
+    ///
+    /// # Panics
+    ///
+    /// If the operating system's random source fails.
+    fn fresh() -> Self {
+        let mut seed = [0u8; 8];
+        crate::sources::os_random(&mut seed);
+        Self(Some(u64::from_le_bytes(seed)))
+    }
+
+    #[inline]
+    fn mix(&mut self, draw: u32) -> u32 {
+        match &mut self.0 {
+            None => draw,
+            Some(state) => {
+                *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = *state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                draw ^ ((z ^ (z >> 31)) >> 32) as u32
+            }
+        }
+    }
+
+    fn is_active(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+/// Without `std` there is no fork detection, and nothing to mix in.
+#[cfg(not(feature = "std"))]
+#[derive(Clone, Copy, Debug)]
+struct ForkSalt;
+
+#[cfg(not(feature = "std"))]
+#[allow(clippy::unused_self, clippy::trivially_copy_pass_by_ref)] // the same calls as with std
+impl ForkSalt {
+    const NONE: Self = Self;
+
+    #[inline]
+    fn mix(&mut self, draw: u32) -> u32 {
+        draw
+    }
+
+    fn is_active(&self) -> bool {
+        false
+    }
+}
+
+/// A generator's random source as it is drawn from: through the fork salt.
+struct Salted<'a, R> {
+    rng: &'a mut R,
+    salt: &'a mut ForkSalt,
+}
+
+impl<R: RandomSource> RandomSource for Salted<'_, R> {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.salt.mix(self.rng.next_u32())
+    }
+
+    fn fill_u32(&mut self, dest: &mut [u32]) {
+        self.rng.fill_u32(dest);
+        if self.salt.is_active() {
+            for draw in dest {
+                *draw = self.salt.mix(*draw);
+            }
+        }
+    }
+}
+
 /// The generator state of SPEC section 3, without the random source and the clock.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct State {
@@ -89,7 +175,26 @@ impl State {
     /// Remembers the current fork count, registering the fork handler if needed.
     #[cfg(feature = "std")]
     pub(crate) fn watch_forks(&mut self) {
-        self.fork_epoch = crate::sources::fork::watch();
+        self.fork_epoch = crate::fork::watch();
+    }
+
+    /// Whether this state was last used before a fork that brought it into this
+    /// process (`epoch`: the current fork count).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn forked(&self, epoch: u32) -> bool {
+        self.fork_epoch != epoch
+    }
+
+    /// In a child process: move past every `(timestamp, counter)` the parent may go on
+    /// to use at this timestamp, and renew `per_sec_random`. Cannot fail, so whatever a
+    /// caller must do first (a reseed that may panic) is done before.
+    #[cfg(feature = "std")]
+    #[cold]
+    pub(crate) fn after_fork(&mut self, epoch: u32) {
+        self.counter = MAX_COUNTER;
+        self.renew_at = 0;
+        self.fork_epoch = epoch;
     }
 
     /// Advances to the next `(timestamp, counter, per_sec_random)` for a clock reading
@@ -101,10 +206,6 @@ impl State {
         reset_on_rollback: bool,
         rng: &mut impl FieldRandom,
     ) -> Result<(u64, u32, u32), GenerateError> {
-        #[cfg(feature = "std")]
-        if self.fork_epoch != crate::sources::fork::epoch() {
-            self.after_fork();
-        }
         let (timestamp, counter) = if now > self.timestamp {
             (now, rng.counter())
         } else if !self.is_rollback(now) {
@@ -175,16 +276,6 @@ impl State {
         Ok((timestamp, counter, count, per_sec))
     }
 
-    /// In a child process: move past every `(timestamp, counter)` the parent may go on
-    /// to use at this timestamp, and renew `per_sec_random`.
-    #[cfg(feature = "std")]
-    #[cold]
-    fn after_fork(&mut self) {
-        self.fork_epoch = crate::sources::fork::epoch();
-        self.counter = MAX_COUNTER;
-        self.renew_at = 0;
-    }
-
     /// Continues after `last`: the next ID is greater than `last` and than every ID
     /// made before, unless the clock is behind by more than the rollback allowance.
     /// A state already past `last` is kept.
@@ -231,8 +322,12 @@ impl State {
 ///
 /// With feature `std` on Unix, a generator copied into a child by `fork()` notices
 /// it at its next ID: it moves on by one millisecond with a fresh counter and a fresh
-/// `per_sec_random`, and [`DefaultRng`](crate::DefaultRng) reseeds itself, so parent
-/// and child do not repeat each other.
+/// `per_sec_random`, and from then on mixes every number it draws from its random
+/// source with a stream seeded from the operating system in that process
+/// ([`DefaultRng`](crate::DefaultRng) also reseeds itself). So parent and children do
+/// not repeat each other, whatever the random source: a seeded PRNG or a closure
+/// copied by `fork()` would otherwise give every process the same numbers. (A
+/// deterministic source therefore stops being deterministic in a forked child.)
 ///
 /// # Examples
 ///
@@ -260,6 +355,7 @@ impl State {
 #[derive(Clone)]
 pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
     state: State,
+    salt: ForkSalt,
     rng: R,
     clock: C,
 }
@@ -269,6 +365,7 @@ pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
 #[derive(Clone)]
 pub struct Scru128Generator<R, C> {
     state: State,
+    salt: ForkSalt,
     rng: R,
     clock: C,
 }
@@ -327,7 +424,36 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         let mut state = State::new();
         #[cfg(feature = "std")]
         state.watch_forks();
-        Self { state, rng, clock }
+        Self {
+            state,
+            salt: ForkSalt::NONE,
+            rng,
+            clock,
+        }
+    }
+
+    /// Notices a `fork()` since the last ID (feature `std`, Unix).
+    #[inline]
+    #[cfg_attr(not(feature = "std"), allow(clippy::unused_self))]
+    fn check_fork(&mut self) {
+        #[cfg(feature = "std")]
+        {
+            let epoch = crate::fork::epoch();
+            if self.state.forked(epoch) {
+                self.after_fork(epoch);
+            }
+        }
+    }
+
+    /// In a child process: a fresh salt for the random source, then a fresh
+    /// millisecond. The salt first: if the OS random source fails (a panic), the fork
+    /// is not yet counted as handled, and a caught retry tries again.
+    #[cfg(feature = "std")]
+    #[cold]
+    #[inline(never)]
+    fn after_fork(&mut self, epoch: u32) {
+        self.salt = ForkSalt::fresh();
+        self.state.after_fork(epoch);
     }
 
     /// Sets how far (in milliseconds) the clock may go back and the generator still
@@ -462,9 +588,13 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         reset_on_rollback: bool,
     ) -> Result<Scru128Id, GenerateError> {
         let now = timestamp_from_clock(unix_ts_ms)?;
-        let (timestamp, counter, per_sec) =
-            self.state.next(now, reset_on_rollback, &mut self.rng)?;
-        let per_gen = self.rng.next_u32();
+        self.check_fork();
+        let mut rng = Salted {
+            rng: &mut self.rng,
+            salt: &mut self.salt,
+        };
+        let (timestamp, counter, per_sec) = self.state.next(now, reset_on_rollback, &mut rng)?;
+        let per_gen = rng.next_u32();
         Ok(Scru128Id::from_fields_unchecked(
             timestamp, counter, per_sec, per_gen,
         ))
@@ -512,10 +642,15 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         }
         let unix_ts_ms = self.clock.unix_ts_ms();
         let now = timestamp_from_clock(unix_ts_ms)?;
+        self.check_fork();
+        let mut rng = Salted {
+            rng: &mut self.rng,
+            salt: &mut self.salt,
+        };
         let mut rest = ids;
         while let Some((first, tail)) = rest.split_first_mut() {
-            let (timestamp, counter, per_sec) = self.state.next(now, true, &mut self.rng)?;
-            let per_gen = self.rng.next_u32();
+            let (timestamp, counter, per_sec) = self.state.next(now, true, &mut rng)?;
+            let per_gen = rng.next_u32();
             *first = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
             // What `next` would do for the following IDs, without its checks: the same
             // timestamp and `per_sec_random`, the counter + 1, until it would overflow.
@@ -526,7 +661,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
             let mut per_gen = [0u32; 64];
             for chunk in run_ids.chunks_mut(per_gen.len()) {
                 let per_gen = &mut per_gen[..chunk.len()];
-                self.rng.fill_u32(per_gen);
+                rng.fill_u32(per_gen);
                 for ((slot, counter), &per_gen) in
                     chunk.iter_mut().zip(&mut counters).zip(&*per_gen)
                 {

@@ -2,41 +2,71 @@
 //!
 //! One shared [`State`] behind a mutex hands out *blocks* of consecutive counters at
 //! one timestamp; each thread keeps its block, with its own random source, in
-//! thread-local storage and spends it without touching shared memory. A thread goes
-//! back to the shared state when its block is used up, when the clock reaches a new
-//! millisecond (so timestamps follow the clock exactly as with one generator), when the
-//! clock went back more than the allowance, or after `fork()`.
+//! thread-local storage and spends it without taking the lock.
 //!
-//! The clock is [`SystemClock`](crate::SystemClock), whose per-thread
-//! [`MsClock`](crate::tsc_clock::MsClock) skips the system call while the CPU's
-//! time-stamp counter proves that the millisecond has not changed.
+//! A claim reads the clock *under* the lock, so the shared state sees the clock's
+//! readings in the order it is used, and a thread spends its block only while all of
+//! these hold:
+//!
+//! - counters are left;
+//! - the clock reads at or after the reading the block was claimed at, and at or
+//!   before the block's timestamp (a new millisecond, or a step back, ends the block);
+//! - the block's timestamp is still the newest any thread has claimed (after another
+//!   thread moved on, an old block never comes back into use, also when the clock
+//!   steps back to it);
+//! - no `fork()` happened since the claim.
+//!
+//! The clock is the process-wide one of [`SystemClock`](crate::SystemClock) (see
+//! `process_clock.rs`): every thread sees the same reading, also right after the
+//! system clock is stepped.
 //!
 //! Blocks are disjoint, so no two IDs share `(timestamp, counter)`, and each new block
-//! lies above every earlier one, so each thread's IDs increase. Within one millisecond,
-//! IDs of different threads are unique but not ordered by call time (across
-//! milliseconds they are, as IDs of different machines are).
+//! lies above every earlier one (unless the clock went back more than the rollback
+//! allowance: the documented reset), so each thread's IDs increase. Within one
+//! millisecond, IDs of different threads are unique but not ordered by call time
+//! (across milliseconds they are, as IDs of different machines are).
 
 use core::cell::RefCell;
+use core::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use crate::Scru128Id;
-use crate::generator::{DEFAULT_ROLLBACK_ALLOWANCE, State, timestamp_from_clock};
-use crate::sources::{DefaultRng, RandomSource, fork};
+use crate::error::GenerateError;
+use crate::generator::{FieldRandom, State, timestamp_from_clock};
+use crate::id::TIMESTAMP_BIAS;
+use crate::sources::{DefaultRng, RandomSource};
+use crate::{Scru128Id, fork};
 
 /// Counters a thread claims at once: enough to make the shared lock rare under load,
 /// few enough that the unused rest of a block (dropped when the millisecond changes)
 /// is a negligible part of the 2^28 counter space.
 const BLOCK: u32 = 256;
 
-/// Shared `(timestamp, counter, per_sec_random)`; held only to claim a block.
-static SHARED: Mutex<State> = Mutex::new(State::new());
+/// The state blocks are claimed from, and the timestamp of the newest block, which
+/// threads read without the lock to see that another has moved on.
+struct Shared {
+    state: Mutex<State>,
+    newest: AtomicU64,
+}
 
-/// A thread's random source and its current block of counters.
-struct Local {
-    /// Made at the thread's first ID (`DefaultRng::new` cannot run in a `const`).
-    rng: Option<DefaultRng>,
-    /// Timestamp (biased) of the block.
+impl Shared {
+    const fn new() -> Self {
+        Self {
+            state: Mutex::new(State::new()),
+            newest: AtomicU64::new(0),
+        }
+    }
+}
+
+static SHARED: Shared = Shared::new();
+
+/// A thread's current block of counters.
+#[derive(Clone, Copy, Debug)]
+struct Block {
+    /// Timestamp (biased) of the block, and the same in Unix milliseconds.
     timestamp: u64,
+    unix_ts_ms: u64,
+    /// The clock reading (Unix ms) under the lock when the block was claimed.
+    claimed_at_ms: u64,
     /// Next counter to hand out, and one past the last of the block.
     next: u32,
     end: u32,
@@ -45,105 +75,144 @@ struct Local {
     fork_epoch: u32,
 }
 
-std::thread_local! {
-    static LOCAL: RefCell<Local> = const {
-        RefCell::new(Local {
-            rng: None,
-            timestamp: 0,
-            next: 0,
-            end: 0,
-            per_sec_random: 0,
-            fork_epoch: 0,
-        })
+impl Block {
+    const EMPTY: Self = Self {
+        timestamp: 0,
+        unix_ts_ms: 0,
+        claimed_at_ms: 0,
+        next: 0,
+        end: 0,
+        per_sec_random: 0,
+        fork_epoch: 0,
     };
+
+    /// Whether the next ID may come from this block, for a clock reading `now_ms`.
+    #[inline]
+    fn usable(&self, now_ms: u64, shared: &Shared, fork_epoch: u32) -> bool {
+        self.next < self.end
+            && self.claimed_at_ms <= now_ms
+            && now_ms <= self.unix_ts_ms
+            && shared.newest.load(Ordering::Relaxed) == self.timestamp
+            && self.fork_epoch == fork_epoch
+    }
 }
 
-impl Local {
-    /// The next ID.
+/// A thread's random source and block.
+struct Local<R> {
+    /// Made at the thread's first ID (`DefaultRng::new` cannot run in a `const`).
+    rng: Option<R>,
+    block: Block,
+}
+
+impl<R: RandomSource> Local<R> {
+    /// The next ID, for a clock reading `now_ms` and fork count `fork_epoch`; a claim
+    /// reads `clock` under the shared lock.
     #[inline]
-    fn next_id(&mut self) -> Scru128Id {
-        let unix_ts_ms = crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock);
-        let now = match timestamp_from_clock(unix_ts_ms) {
-            Ok(now) => now,
-            Err(err) => panic!("scru128: {err}"),
-        };
-        let block_usable = self.next < self.end
-            && now <= self.timestamp
-            && self.timestamp - now <= DEFAULT_ROLLBACK_ALLOWANCE
-            && self.fork_epoch == fork::epoch();
+    fn next_id(
+        &mut self,
+        now_ms: u64,
+        fork_epoch: u32,
+        shared: &Shared,
+        clock: impl FnOnce() -> u64,
+        new_rng: impl FnOnce() -> R,
+    ) -> Result<Scru128Id, GenerateError> {
         let rng = match &mut self.rng {
-            Some(rng) if block_usable => rng,
-            _ => self.claim_block(now),
+            Some(rng) if self.block.usable(now_ms, shared, fork_epoch) => rng,
+            _ => self.claim_block(fork_epoch, shared, clock, new_rng)?,
         };
         let per_gen = rng.next_u32();
-        let counter = self.next;
-        self.next += 1;
-        Scru128Id::from_fields_unchecked(self.timestamp, counter, self.per_sec_random, per_gen)
+        let block = &mut self.block;
+        let counter = block.next;
+        block.next += 1;
+        Ok(Scru128Id::from_fields_unchecked(
+            block.timestamp,
+            counter,
+            block.per_sec_random,
+            per_gen,
+        ))
     }
 
     /// Claims a new block from the shared state; returns the thread's random source.
     #[cold]
     #[inline(never)]
-    fn claim_block(&mut self, now: u64) -> &mut DefaultRng {
-        #[cfg(unix)]
-        lock_across_fork::install();
-        self.fork_epoch = fork::epoch();
-        let rng = self.rng.get_or_insert_with(DefaultRng::new);
-        let claimed = SHARED
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .reserve(now, rng, BLOCK);
-        let (timestamp, first, count, per_sec) = match claimed {
-            Ok(block) => block,
-            Err(err) => panic!("scru128: {err}"),
-        };
-        self.timestamp = timestamp;
-        self.next = first;
-        self.end = first + count;
-        self.per_sec_random = per_sec;
-        rng
+    fn claim_block(
+        &mut self,
+        fork_epoch: u32,
+        shared: &Shared,
+        clock: impl FnOnce() -> u64,
+        new_rng: impl FnOnce() -> R,
+    ) -> Result<&mut R, GenerateError> {
+        // Nothing of the old block stays usable until this claim has succeeded: a
+        // panic below (no entropy for a reseed after fork) caught by the caller must
+        // not leave the parent's block to a retry.
+        self.block.end = self.block.next;
+        let rng = self.rng.get_or_insert_with(new_rng);
+        self.block = claim(fork_epoch, shared, clock, rng)?;
+        Ok(rng)
     }
 }
 
-/// Holds the shared lock while a thread calls `fork()`, so that the child does not
-/// start with a lock taken by a thread it does not have (it would wait forever).
+/// Claims a block from `shared`, reading `clock` under its lock.
+fn claim(
+    fork_epoch: u32,
+    shared: &Shared,
+    clock: impl FnOnce() -> u64,
+    rng: &mut impl FieldRandom,
+) -> Result<Block, GenerateError> {
+    let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+    if state.forked(fork_epoch) {
+        state.after_fork(fork_epoch);
+    }
+    // Read under the lock, so that claims see the clock in the order they use it.
+    let claimed_at_ms = clock();
+    let now = timestamp_from_clock(claimed_at_ms)?;
+    let (timestamp, next, count, per_sec_random) = state.reserve(now, rng, BLOCK)?;
+    if shared.newest.load(Ordering::Relaxed) != timestamp {
+        shared.newest.store(timestamp, Ordering::Relaxed);
+    }
+    Ok(Block {
+        timestamp,
+        unix_ts_ms: timestamp + TIMESTAMP_BIAS,
+        claimed_at_ms,
+        next,
+        end: next + count,
+        per_sec_random,
+        fork_epoch,
+    })
+}
+
+std::thread_local! {
+    static LOCAL: RefCell<Local<DefaultRng>> = const {
+        RefCell::new(Local { rng: None, block: Block::EMPTY })
+    };
+}
+
+#[inline]
+fn clock_ms() -> u64 {
+    crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock)
+}
+
 #[cfg(unix)]
-mod lock_across_fork {
-    use core::cell::RefCell;
-    use std::sync::{MutexGuard, Once, PoisonError};
+std::thread_local! {
+    /// The shared lock, held by the forking thread from just before `fork()` to just
+    /// after it (the fork handlers run on that thread, in the child on its copy).
+    static HELD: RefCell<Option<std::sync::MutexGuard<'static, State>>> = const { RefCell::new(None) };
+}
 
-    use super::{SHARED, State};
+/// Fork handler (prepare): takes the shared lock, so that the child does not start
+/// with it held by a thread it does not have (it would wait forever).
+#[cfg(unix)]
+pub(crate) fn hold_lock_across_fork() {
+    let guard = SHARED.state.lock().unwrap_or_else(PoisonError::into_inner);
+    // If the thread is being torn down, the guard is dropped here: no protection,
+    // but no deadlock either.
+    let _ = HELD.try_with(move |held| *held.borrow_mut() = Some(guard));
+}
 
-    std::thread_local! {
-        /// The guard, from just before `fork()` to just after it, on the forking thread
-        /// (the three handlers run on that thread, in the child on its copy).
-        static HELD: RefCell<Option<MutexGuard<'static, State>>> = const { RefCell::new(None) };
-    }
-
-    extern "C" fn before_fork() {
-        let guard = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
-        // If the thread is being torn down, the guard is dropped here: no protection,
-        // but no deadlock either.
-        let _ = HELD.try_with(move |held| *held.borrow_mut() = Some(guard));
-    }
-
-    extern "C" fn after_fork() {
-        let _ = HELD.try_with(|held| held.borrow_mut().take());
-    }
-
-    pub(super) fn install() {
-        static INSTALL: Once = Once::new();
-        INSTALL.call_once(|| {
-            // SAFETY: `pthread_atfork` only stores the handlers: plain `extern "C"`
-            // functions that take and release a mutex in thread-local storage and
-            // cannot unwind. Tested by `tests/fork_many.rs`
-            // (`a_fork_while_other_threads_generate_never_hangs_the_child`).
-            let rc = unsafe {
-                libc::pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork))
-            };
-            assert!(rc == 0, "scru128: pthread_atfork failed with {rc}");
-        });
-    }
+/// Fork handler (parent and child): releases what `hold_lock_across_fork` took.
+#[cfg(unix)]
+pub(crate) fn release_lock_after_fork() {
+    let _ = HELD.try_with(|held| held.borrow_mut().take());
 }
 
 /// Generates a new ID from the process-wide generator.
@@ -153,9 +222,13 @@ mod lock_across_fork {
 /// IDs share `(timestamp, counter)`, and a single thread's IDs follow every rule of
 /// [`Scru128Generator`](crate::Scru128Generator) (the counter rises by one within a
 /// millisecond). Within one millisecond, IDs of *different* threads are unique but
-/// not ordered by call time. After `fork()` the child claims a fresh block at a
-/// fresh millisecond and reseeds, so it never repeats its parent's IDs. A thread that
-/// panics never leaves the generator unusable.
+/// not ordered by call time. All of this holds through steps of the system clock:
+/// forward by any amount, and back within the rollback allowance (10 s); a step back
+/// beyond it resets the generator, the only time a thread's IDs go down. After
+/// `fork()` the child claims a fresh block at a fresh millisecond and reseeds, so it
+/// never repeats its parent's IDs, also when a first attempt in the child panicked
+/// (no OS entropy) and the panic was caught. A thread that panics never leaves the
+/// generator unusable.
 ///
 /// # Panics
 ///
@@ -172,7 +245,19 @@ mod lock_across_fork {
 pub fn scru128() -> Scru128Id {
     // Through a u128 so that the value comes back in registers even where
     // `LocalKey::with` is not inlined (a returned `[u8; 16]` goes through memory).
-    Scru128Id::from_u128(LOCAL.with_borrow_mut(|local| local.next_id().to_u128()))
+    Scru128Id::from_u128(LOCAL.with_borrow_mut(|local| {
+        let next = local.next_id(
+            clock_ms(),
+            fork::epoch(),
+            &SHARED,
+            clock_ms,
+            DefaultRng::new,
+        );
+        match next {
+            Ok(id) => id.to_u128(),
+            Err(err) => panic!("scru128: {err}"),
+        }
+    }))
 }
 
 /// Generates a new ID from the process-wide generator, as its 26-digit canonical text.
@@ -192,4 +277,195 @@ pub fn scru128() -> Scru128Id {
 #[inline]
 pub fn scru128_string() -> std::string::String {
     scru128().into()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The claim logic with an injected clock, random source and fork count: several
+    //! `Local`s stand for threads, one `Shared` for the process.
+
+    use core::cell::Cell;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::{Local, Shared};
+    use crate::Scru128Id;
+    use crate::id::TIMESTAMP_BIAS;
+
+    const T0: u64 = 1_700_000_000_000;
+
+    /// A counting random source; panics at the draws listed in `fail_at` (1-based).
+    struct Counting {
+        draws: Cell<u32>,
+        fail_at: Cell<u32>,
+    }
+
+    impl Counting {
+        fn new() -> Self {
+            Self {
+                draws: Cell::new(0),
+                fail_at: Cell::new(0),
+            }
+        }
+    }
+
+    impl crate::RandomSource for &Counting {
+        fn next_u32(&mut self) -> u32 {
+            let n = self.draws.get() + 1;
+            self.draws.set(n);
+            assert!(n != self.fail_at.get(), "no entropy");
+            n.wrapping_mul(0x9e37_79b9)
+        }
+    }
+
+    type Thread<'a> = Local<&'a Counting>;
+
+    fn thread() -> Thread<'static> {
+        Local {
+            rng: None,
+            block: super::Block::EMPTY,
+        }
+    }
+
+    /// One ID for a thread whose own clock reads `view_ms`, while a claim reads the
+    /// process clock `claim_ms`.
+    fn next<'a>(
+        t: &mut Thread<'a>,
+        shared: &Shared,
+        rng: &'a Counting,
+        view_ms: u64,
+        claim_ms: u64,
+        epoch: u32,
+    ) -> Scru128Id {
+        t.next_id(view_ms, epoch, shared, || claim_ms, || rng)
+            .unwrap()
+    }
+
+    fn pairs(ids: &[Scru128Id]) -> Vec<(u64, u32)> {
+        ids.iter()
+            .map(|id| (id.timestamp(), id.counter()))
+            .collect()
+    }
+
+    fn assert_increasing(ids: &[Scru128Id]) {
+        for w in ids.windows(2) {
+            assert!(w[0] < w[1], "{} !< {}", w[0], w[1]);
+        }
+    }
+
+    /// Issue 10, defect 1: threads whose readings disagree (one still at the
+    /// millisecond before a +1 h step, the other already after it) never make a
+    /// thread's IDs go down or reset the shared state, because a claim reads the
+    /// clock under the lock instead of trusting the claiming thread's reading.
+    #[test]
+    fn threads_whose_readings_disagree_after_a_step_stay_increasing() {
+        let shared = Shared::new();
+        let (ra, rb) = (Counting::new(), Counting::new());
+        let (mut a, mut b) = (thread(), thread());
+        let step = T0 + 3_600_000;
+        let mut ids_a = vec![next(&mut a, &shared, &ra, T0, T0, 0)];
+        let mut ids_b = vec![next(&mut b, &shared, &rb, T0, T0, 0)];
+        let mut all = vec![ids_a[0], ids_b[0]];
+        for i in 0..2_000 {
+            // A's reading lags (stale until i = 1000); B is at the stepped time.
+            let view_a = if i < 1_000 { T0 } else { step };
+            let ida = next(&mut a, &shared, &ra, view_a, step, 0);
+            let idb = next(&mut b, &shared, &rb, step, step, 0);
+            ids_a.push(ida);
+            ids_b.push(idb);
+            all.extend([ida, idb]);
+        }
+        assert_increasing(&ids_a);
+        assert_increasing(&ids_b);
+        let mut p = pairs(&all);
+        p.sort_unstable();
+        p.dedup();
+        assert_eq!(p.len(), all.len(), "a (timestamp, counter) came twice");
+        // A moved to the stepped time at its first claim after it (its first ID after
+        // the step still came from the block it had).
+        assert!(ids_a[2..].iter().all(|id| id.unix_ts_ms() == step));
+    }
+
+    /// Issue 10, defect 4: an idle thread's old block does not come back into use
+    /// after the clock steps back (within the allowance) to its millisecond: its IDs
+    /// then carry the newest timestamp, as other threads' do.
+    #[test]
+    fn an_idle_block_does_not_come_back_after_a_step_back_to_it() {
+        let shared = Shared::new();
+        let (ra, rb) = (Counting::new(), Counting::new());
+        let (mut a, mut b) = (thread(), thread());
+        let old = next(&mut a, &shared, &ra, T0, T0, 0); // A claims at T0, then idles
+        // B goes on for 5 s.
+        let mut last_b = next(&mut b, &shared, &rb, T0 + 5_000, T0 + 5_000, 0);
+        // The clock steps back 5 s, to A's millisecond exactly.
+        let ida = next(&mut a, &shared, &ra, T0, T0, 0);
+        assert_eq!(
+            ida.unix_ts_ms(),
+            T0 + 5_000,
+            "A spent its old block at {}",
+            old.unix_ts_ms()
+        );
+        assert!(ida > old);
+        for _ in 0..1_000 {
+            let idb = next(&mut b, &shared, &rb, T0 + 1, T0 + 1, 0);
+            assert!(idb > last_b);
+            assert_eq!(idb.unix_ts_ms(), T0 + 5_000);
+            last_b = idb;
+        }
+        // A step back to a time between A's claim and its block's timestamp ends the
+        // block too (the reading is before the claim's).
+        let shared = Shared::new();
+        let mut c = thread();
+        let rc = Counting::new();
+        next(&mut c, &shared, &rc, T0 + 10, T0 + 10, 0);
+        next(&mut c, &shared, &rc, T0 + 9, T0 + 9, 0);
+        assert_eq!(
+            c.block.claimed_at_ms,
+            T0 + 9,
+            "no new claim for a step back"
+        );
+    }
+
+    /// Issue 10, defect 2: after a fork, a reseed that fails (a panic, caught by the
+    /// caller) leaves no usable block behind: the retry claims a fresh block at a
+    /// fresh millisecond instead of spending the rest of the parent's.
+    #[test]
+    fn a_caught_panic_in_the_first_claim_after_a_fork_leaves_nothing_to_reuse() {
+        let shared = Shared::new();
+        let rng = Counting::new();
+        let mut t = thread();
+        let parent: Vec<Scru128Id> = (0..10)
+            .map(|_| next(&mut t, &shared, &rng, T0, T0, 0))
+            .collect();
+        // What the parent goes on with: the rest of its block.
+        let mut parent_copy = Local {
+            rng: t.rng,
+            block: t.block,
+        };
+        let parent_next = next(&mut parent_copy, &shared, &rng, T0, T0, 0);
+        // In the child (fork count 1) the first draw fails.
+        rng.fail_at.set(rng.draws.get() + 1);
+        let failed = catch_unwind(AssertUnwindSafe(|| next(&mut t, &shared, &rng, T0, T0, 1)));
+        assert!(failed.is_err());
+        let child = next(&mut t, &shared, &rng, T0, T0, 1);
+        assert!(
+            child.timestamp() > parent_next.timestamp(),
+            "{child} vs {parent_next}"
+        );
+        assert!(child > *parent.last().unwrap());
+    }
+
+    #[test]
+    fn a_clock_out_of_range_at_a_claim_is_an_error_that_changes_nothing() {
+        let shared = Shared::new();
+        let rng = Counting::new();
+        let mut t = thread();
+        let first = next(&mut t, &shared, &rng, T0, T0, 0);
+        for bad in [0, TIMESTAMP_BIAS, u64::MAX] {
+            let err = t.next_id(bad, 0, &shared, || bad, || &rng);
+            assert!(err.is_err());
+        }
+        assert!(next(&mut t, &shared, &rng, T0, T0, 0) > first);
+    }
 }

@@ -140,13 +140,28 @@ extern crate alloc;
 extern crate std;
 
 mod error;
+#[cfg(all(feature = "std", unix))]
+mod fork;
 mod generator;
 #[cfg(feature = "std")]
 mod global_gen;
 mod id;
-mod sources;
 #[cfg(all(feature = "std", unix))]
-mod tsc_clock;
+mod process_clock;
+mod sources;
+
+/// Without `fork()` there is nothing to count.
+#[cfg(all(feature = "std", not(unix)))]
+mod fork {
+    pub(crate) fn watch() -> u32 {
+        0
+    }
+
+    #[inline]
+    pub(crate) fn epoch() -> u32 {
+        0
+    }
+}
 
 mod external;
 

@@ -1,6 +1,9 @@
 //! What a generator draws on: a [`RandomSource`] and a [`Clock`], with the defaults
 //! [`DefaultRng`] and [`SystemClock`] (feature `std`).
 
+#[cfg(feature = "std")]
+use crate::fork;
+
 /// A source of uniformly distributed random 32-bit numbers for a generator.
 ///
 /// The `counter` reset value, `per_sec_random` and `per_gen_random` are drawn from
@@ -81,13 +84,16 @@ impl<F: FnMut() -> u64> Clock for F {
 
 /// The system's wall clock ([`SystemTime::now`](std::time::SystemTime::now)).
 ///
-/// On Unix it reads `CLOCK_REALTIME`, and on x86-64 Linux with an invariant TSC (and
-/// the kernel's `tsc` clocksource) it skips that read while the CPU's time-stamp
-/// counter proves that the millisecond of the last read has not ended yet: about 10 ns
-/// instead of 23 ns here. Every value is a millisecond the system clock showed at or
-/// before the call (after the clock is stepped, the old millisecond can still come
-/// for up to 1 ms). It is the shortcut of [`scru128()`](crate::scru128); each thread
-/// keeps its own, and a call that interrupts another on the same thread (a signal
+/// On Unix it reads `CLOCK_REALTIME` through one clock shared by every thread of the
+/// process (the clock of [`scru128()`](crate::scru128) too). On x86-64 Linux with an
+/// invariant TSC that the kernel keeps time with, that clock skips the system call
+/// while the CPU's time-stamp counter proves that the millisecond of the last read
+/// has not ended yet: about 11 ns instead of 25 ns here. Every value is a millisecond
+/// the system clock showed during the call, and no thread is given a millisecond older
+/// than one another thread was already given (unless the system clock itself went
+/// back): a generator moved between threads sees one clock. After the system clock is
+/// stepped, the old millisecond can still come for less than 1 ms, in every thread
+/// alike. A call that interrupts the clock's own read on the same thread (a signal
 /// handler) reads `CLOCK_REALTIME` directly.
 ///
 /// ```
@@ -100,16 +106,10 @@ pub struct SystemClock;
 
 #[cfg(feature = "std")]
 impl Clock for SystemClock {
-    #[cfg(all(unix, target_arch = "x86_64"))]
+    #[cfg(unix)]
     #[inline]
     fn unix_ts_ms(&mut self) -> u64 {
-        crate::tsc_clock::thread_unix_ts_ms()
-    }
-
-    #[cfg(all(unix, not(target_arch = "x86_64")))]
-    #[inline]
-    fn unix_ts_ms(&mut self) -> u64 {
-        realtime_ns() / 1_000_000
+        crate::process_clock::now_ms()
     }
 
     #[cfg(not(unix))]
@@ -119,28 +119,10 @@ impl Clock for SystemClock {
     }
 }
 
-/// `CLOCK_REALTIME` in Unix nanoseconds (0 before 1970 or on failure).
-#[cfg(all(feature = "std", unix))]
-#[inline]
-pub(crate) fn realtime_ns() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable `timespec` for the duration of the call.
-    // Reading CLOCK_REALTIME directly skips `SystemTime`'s `duration_since` and u128
-    // arithmetic, about 50 instructions per ID (benches/compare.rs). Tested by
-    // `system_clock_agrees_with_system_time`.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &raw mut now) };
-    match (rc, u64::try_from(now.tv_sec), u64::try_from(now.tv_nsec)) {
-        (0, Ok(secs), Ok(nanos)) => secs * 1_000_000_000 + nanos,
-        _ => 0,
-    }
-}
-
 /// The default random source: `ChaCha12` (the algorithm of `rand`'s `StdRng`), seeded
 /// from the operating system's random source and reseeded in a child process after
-/// `fork()`, so that parent and child never share random numbers.
+/// `fork()`, so that parent and child never share random numbers (also when the first
+/// reseed in the child fails and the panic is caught: the next draw tries again).
 ///
 /// It is deliberately not `Clone`: two copies would yield the same numbers.
 ///
@@ -181,23 +163,39 @@ impl DefaultRng {
     #[cold]
     #[inline(never)]
     fn refill(&mut self) {
-        if self.fork_epoch != fork::epoch() {
-            self.fork_epoch = fork::epoch();
+        let epoch = fork::epoch();
+        if self.fork_epoch != epoch {
+            // After a fork the buffered words and the core are the parent's too. The
+            // new seed first: if the OS random source fails (a panic), nothing says the
+            // fork was handled, and a caught retry reseeds again instead of going on
+            // with the parent's stream.
+            self.next = self.buf.len();
             self.core = os_seeded();
+            self.fork_epoch = epoch;
         }
         rand_core::block::Generator::generate(&mut self.core, &mut self.buf);
         self.next = 0;
     }
 }
 
+/// Fills `dest` from the operating system's random source.
+///
+/// # Panics
+///
+/// Panics if it fails, rather than fall back to a weak seed.
 #[cfg(feature = "std")]
-fn os_seeded() -> rand_chacha::ChaCha12Core {
-    let mut seed = [0u8; 32];
-    if let Err(err) = getrandom::fill(&mut seed) {
+pub(crate) fn os_random(dest: &mut [u8]) {
+    if let Err(err) = getrandom::fill(dest) {
         panic!(
             "scru128: the operating system's random source failed ({err}); refusing a weak seed"
         );
     }
+}
+
+#[cfg(feature = "std")]
+fn os_seeded() -> rand_chacha::ChaCha12Core {
+    let mut seed = [0u8; 32];
+    os_random(&mut seed);
     rand_core::SeedableRng::from_seed(seed)
 }
 
@@ -240,55 +238,6 @@ impl RandomSource for DefaultRng {
 impl core::fmt::Debug for DefaultRng {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("DefaultRng { .. }")
-    }
-}
-
-/// Counts `fork()`s, so that state copied into a child process can be told apart.
-#[cfg(all(feature = "std", unix))]
-pub(crate) mod fork {
-    use core::sync::atomic::{AtomicU32, Ordering};
-
-    static EPOCH: AtomicU32 = AtomicU32::new(0);
-
-    extern "C" fn on_fork_in_child() {
-        // Only an atomic add: async-signal-safe, as a fork handler must be.
-        EPOCH.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Makes sure forks are counted from now on; returns the current count.
-    pub(crate) fn watch() -> u32 {
-        static REGISTER: std::sync::Once = std::sync::Once::new();
-        REGISTER.call_once(|| {
-            // SAFETY: `pthread_atfork` only stores the handler; the handler is a plain
-            // `extern "C" fn` with no captured state that does one atomic add. Tested
-            // by the fork tests in `tests/global_gen.rs` and `generator.rs`.
-            let rc = unsafe { libc::pthread_atfork(None, None, Some(on_fork_in_child)) };
-            assert!(
-                rc == 0,
-                "scru128: pthread_atfork failed with {rc}; cannot detect fork()"
-            );
-        });
-        epoch()
-    }
-
-    /// Number of forks seen in this process's ancestry since [`watch`] was first called.
-    #[inline]
-    pub(crate) fn epoch() -> u32 {
-        // In a child the handler ran on this very thread before `fork` returned.
-        EPOCH.load(Ordering::Relaxed)
-    }
-}
-
-/// Without `fork()` there is nothing to count.
-#[cfg(all(feature = "std", not(unix)))]
-pub(crate) mod fork {
-    pub(crate) fn watch() -> u32 {
-        0
-    }
-
-    #[inline]
-    pub(crate) fn epoch() -> u32 {
-        0
     }
 }
 

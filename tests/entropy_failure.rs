@@ -220,3 +220,89 @@ fn the_reseed_after_fork_refuses_a_weak_seed_too() {
     assert_clear_message(Some(lines[0].to_owned()));
     assert_clear_message(Some(lines[1].to_owned()));
 }
+
+/// Issue 10, defect 2: in a child, the first reseed fails (a panic, caught, as thread
+/// pools, web frameworks and PyO3 do) and a retry then succeeds. The retry must reseed,
+/// not go on with the parent's buffered numbers. The failure is real: the first try
+/// runs on a thread whose `getrandom` fails, the retry on the child's main thread,
+/// where it works.
+#[test]
+fn a_caught_reseed_failure_after_fork_is_retried_not_skipped() {
+    const K: usize = 8;
+    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    quiet_expected_panics();
+    let mut rng = DefaultRng::new();
+    let mut g = Scru128Generator::new();
+    // The parent has used both: the source's buffer holds unread words of its stream.
+    let _ = rng.next_u32();
+    let _ = g.generate();
+
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid array of two ints.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: the child draws, reports through the pipe and leaves with `_exit`.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let first_tries = thread::scope(|s| {
+            s.spawn(|| {
+                if !break_getrandom_on_this_thread() {
+                    return None;
+                }
+                let a = catch_unwind(AssertUnwindSafe(|| rng.next_u32())).is_err();
+                let b = catch_unwind(AssertUnwindSafe(|| g.generate())).is_err();
+                Some((a, b))
+            })
+            .join()
+        });
+        let mut report = match first_tries {
+            Ok(Some((true, true))) => String::from("both failed\n"),
+            Ok(Some(other)) => format!("unexpected first tries {other:?}\n"),
+            Ok(None) => String::from("skipped\n"),
+            Err(_) => String::from("the first-try thread itself failed\n"),
+        };
+        for _ in 0..K {
+            report.push_str(&format!("{} {}\n", rng.next_u32(), g.generate()));
+        }
+        // SAFETY: writes a valid buffer, then ends the child at once.
+        unsafe {
+            libc::write(fds[1], report.as_ptr().cast(), report.len());
+            libc::_exit(0);
+        }
+    }
+    // SAFETY: our end of the pipe, closed once; `File` owns the read end.
+    unsafe { libc::close(fds[1]) };
+    let parent: Vec<(u32, scru128::Scru128Id)> =
+        (0..4 * K).map(|_| (rng.next_u32(), g.generate())).collect();
+    let mut report = String::new();
+    // SAFETY: the read end is open and owned by nothing else.
+    unsafe { File::from_raw_fd(fds[0]) }
+        .read_to_string(&mut report)
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: `pid` is our child.
+    assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+    let mut lines = report.lines();
+    match lines.next() {
+        Some("skipped") => return,
+        Some("both failed") => {}
+        other => panic!("child: {other:?} ({report:?})"),
+    }
+    let child: Vec<(u32, String)> = lines
+        .map(|l| {
+            let (word, id) = l.split_once(' ').unwrap();
+            (word.parse().unwrap(), id.to_owned())
+        })
+        .collect();
+    assert_eq!(child.len(), K, "{report:?}");
+    for (word, id) in &child {
+        assert!(
+            !parent.iter().any(|(w, _)| w == word),
+            "the child's retry drew {word}, a number of the parent's stream"
+        );
+        assert!(
+            !parent.iter().any(|(_, p)| p.to_string() == *id),
+            "the child's retry made {id}, as the parent did"
+        );
+    }
+}

@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::Read;
 use std::os::fd::FromRawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use scru128::{Scru128Generator, Scru128Id, TIMESTAMP_BIAS, scru128};
@@ -204,8 +205,8 @@ fn user_generator_created_before_the_fork_parent_and_child_share_no_id() {
 #[test]
 fn user_generator_with_injected_sources_moves_the_child_a_millisecond_on() {
     // A frozen clock and a counting random source (copied as they are into the
-    // child) make the outcome exact: without fork handling both sides would make
-    // the very same IDs.
+    // child) make the parent's outcome exact: without fork handling both sides would
+    // make the very same IDs.
     const T0: u64 = 1_700_000_000_000;
     const TS0: u64 = T0 - TIMESTAMP_BIAS;
     let mut draws = 0u32;
@@ -231,21 +232,84 @@ fn user_generator_with_injected_sources_moves_the_child_a_millisecond_on() {
         ),
         (TS0, 11, 2, 13)
     );
-    // Child: the next millisecond, a fresh counter (draw 13), a fresh per_sec_random
-    // (draw 14), per_gen_random (draw 15).
+    // Child: the next millisecond, a fresh counter, a fresh per_sec_random and
+    // per_gen_random: draws 13, 14, 15 of its copy of the source, but each mixed with a
+    // stream of the child's own (the copy alone would repeat the parent's numbers).
     let c = child[0];
-    assert_eq!(
-        (
-            c.timestamp(),
-            c.counter(),
-            c.per_sec_random(),
-            c.per_gen_random()
-        ),
-        (TS0 + 1, 13, 14, 15)
+    assert_eq!(c.timestamp(), TS0 + 1);
+    assert_ne!(
+        (c.counter(), c.per_sec_random(), c.per_gen_random()),
+        (13, 14, 15),
+        "the child draws the parent's numbers"
+    );
+    let counting_on = child
+        .windows(2)
+        .filter(|w| w[1].per_gen_random() == w[0].per_gen_random().wrapping_add(1))
+        .count();
+    assert!(
+        counting_on < 10,
+        "{counting_on} of the child's per_gen_random follow the copied count"
     );
     assert!(parent.iter().all(|id| id.timestamp() == TS0));
     assert!(child.iter().all(|id| id.timestamp() == TS0 + 1));
     assert_strictly_increasing("parent", &parent);
     assert_strictly_increasing("child", &child);
     assert_disjoint(&parent, &child);
+}
+
+/// Issue 10, defect 3: a seeded source (here a xorshift closure) copied into a child,
+/// with the clock moved on by more than the per-second renewal before both sides
+/// generate: both take a new millisecond, where moving the child on a millisecond
+/// does not separate them, so without a stream of the child's own they would make the
+/// very same IDs.
+#[test]
+fn a_seeded_source_copied_by_fork_with_the_clock_moved_on_repeats_nothing() {
+    static NOW: AtomicU64 = AtomicU64::new(0);
+    const T0: u64 = 1_700_000_000_000;
+    NOW.store(T0, Ordering::Relaxed);
+    let mut g =
+        Scru128Generator::with_rng_and_clock(xorshift(0x1234_5678), || NOW.load(Ordering::Relaxed));
+    let before: Vec<Scru128Id> = (0..100).map(|_| g.generate()).collect();
+    let last_before = *before.last().unwrap();
+    NOW.store(T0 + 5_000, Ordering::Relaxed);
+
+    let (parent, child) = fork_and_generate(10_000, || g.generate());
+
+    assert!(child.iter().all(|id| id.unix_ts_ms() == T0 + 5_000));
+    assert_fork_outcome(last_before, &parent, &child);
+}
+
+/// Issue 10, defect 3, between siblings: two workers forked from one master, each with
+/// a copy of a generator over a seeded source, used after the clock moved on: each
+/// child mixes in a stream of its own, so the two repeat nothing of each other.
+#[test]
+fn siblings_forked_with_one_seeded_generator_repeat_nothing() {
+    static NOW: AtomicU64 = AtomicU64::new(0);
+    const T0: u64 = 1_700_000_000_000;
+    NOW.store(T0, Ordering::Relaxed);
+    let mut master =
+        Scru128Generator::with_rng_and_clock(xorshift(0x0bad_cafe), || NOW.load(Ordering::Relaxed));
+    for _ in 0..100 {
+        master.generate();
+    }
+    NOW.store(T0 + 2_000, Ordering::Relaxed);
+    // Each fork starts from the master's state as it was (a clone of it).
+    let mut first = master.clone();
+    let (_, child1) = fork_and_generate(10_000, || first.generate());
+    let mut second = master.clone();
+    let (_, child2) = fork_and_generate(10_000, || second.generate());
+    assert_strictly_increasing("first child", &child1);
+    assert_strictly_increasing("second child", &child2);
+    assert_disjoint(&child1, &child2);
+    assert_independent_randomness(&child1, &child2);
+}
+
+/// A xorshift32 PRNG as a random source: deterministic and copied as it is by `fork()`.
+fn xorshift(mut state: u32) -> impl FnMut() -> u32 + Clone {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    }
 }

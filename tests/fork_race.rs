@@ -1,0 +1,184 @@
+//! A `fork()` racing the very first use of the crate in a process (issue 10, defect 5).
+//!
+//! The fork handlers used to be registered at first use (a `std::sync::Once`): a fork
+//! on one thread while another thread was inside that registration gave a child that
+//! inherited it half done (and hung at its own first use), or a child whose fork was
+//! not counted (it went on with the parent's numbers). They are now registered when
+//! the program is loaded.
+//!
+//! Each round is a fresh process (this binary in worker mode), so that the first use
+//! really is the first: a thread makes a generator over a counting source and a
+//! frozen clock, and calls `scru128()`, while the main thread forks at that moment.
+//! The child, if the generator was there at the fork, makes IDs with its copy, and
+//! calls `scru128()`; the parent makes IDs with its own. Checked: the child never
+//! hangs, and never makes an ID the parent makes.
+#![cfg(unix)]
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::FromRawFd;
+use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use scru128::{Scru128Generator, Scru128Id};
+
+const ROUNDS: usize = 200;
+const IDS: usize = 16;
+
+type Counting = Scru128Generator<fn() -> u32, fn() -> u64>;
+
+static DRAWS: AtomicU32 = AtomicU32::new(0);
+static GENERATOR: Mutex<Option<Counting>> = Mutex::new(None);
+static READY: AtomicBool = AtomicBool::new(false);
+static GO: AtomicBool = AtomicBool::new(false);
+
+fn counting() -> u32 {
+    DRAWS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+fn frozen() -> u64 {
+    1_700_000_000_000
+}
+
+fn main() -> ExitCode {
+    if let Ok(delay_us) = std::env::var("SCRU128_FORK_RACE_WORKER") {
+        return worker(Duration::from_micros(delay_us.parse().unwrap()));
+    }
+    let mut outcomes = [0usize; 2];
+    for round in 1..=ROUNDS {
+        // The fork lands at a different point of the first use in each round.
+        let delay_us = (round * 7) % 120;
+        let out = Command::new(std::env::current_exe().unwrap())
+            .env("SCRU128_FORK_RACE_WORKER", delay_us.to_string())
+            .output()
+            .expect("starting the worker");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            eprintln!(
+                "fork_race: round {round} failed: {}{}",
+                stdout,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return ExitCode::FAILURE;
+        }
+        outcomes[usize::from(stdout.contains("generator copied"))] += 1;
+    }
+    println!(
+        "fork_race: {ROUNDS} rounds, the child had the generator in {} and not yet in {}",
+        outcomes[1], outcomes[0]
+    );
+    // The rounds cover both sides of the first use.
+    if outcomes[0] == 0 || outcomes[1] == 0 {
+        eprintln!("fork_race: every fork fell on the same side of the first use");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+fn worker(delay: Duration) -> ExitCode {
+    let first_use = std::thread::spawn(|| {
+        READY.store(true, Ordering::Release);
+        while !GO.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+        }
+        let mut g: Counting = Scru128Generator::with_rng_and_clock(counting, frozen);
+        g.generate();
+        *GENERATOR.lock().unwrap_or_else(PoisonError::into_inner) = Some(g);
+        scru128::scru128();
+    });
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: `fds` is a valid array of two ints for `pipe` to fill.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe failed");
+    let mut child_ids = [[0u8; 16]; IDS];
+    while !READY.load(Ordering::Acquire) {
+        std::hint::spin_loop();
+    }
+    GO.store(true, Ordering::Release);
+    let start = Instant::now();
+    while start.elapsed() < delay {
+        std::hint::spin_loop();
+    }
+    // SAFETY: the child uses only memory that exists before the fork, writes to a pipe
+    // and leaves with `_exit`.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        // Child: the generator, if it was made before the fork and not locked at it.
+        let copied = match GENERATOR.try_lock() {
+            Ok(mut g) => g.as_mut().map(|g| {
+                for slot in &mut child_ids {
+                    *slot = g.generate().to_bytes();
+                }
+            }),
+            Err(_) => None,
+        };
+        for _ in 0..100 {
+            scru128::scru128();
+        }
+        let len = if copied.is_some() { IDS * 16 } else { 0 };
+        // SAFETY: writes `len` bytes of `child_ids`, then ends the child at once.
+        unsafe {
+            libc::write(fds[1], child_ids.as_ptr().cast(), len);
+            libc::_exit(0);
+        }
+    }
+    // SAFETY: our end of the pipe, closed once; `File` owns the read end.
+    unsafe { libc::close(fds[1]) };
+    first_use.join().unwrap();
+    let parent_ids: HashSet<Scru128Id> = {
+        let mut g = GENERATOR.lock().unwrap_or_else(PoisonError::into_inner);
+        let g = g.as_mut().expect("made by the first-use thread");
+        (0..IDS * 4).map(|_| g.generate()).collect()
+    };
+    let mut received = Vec::new();
+    // SAFETY: the read end is open and owned by nothing else.
+    let mut reader = unsafe { File::from_raw_fd(fds[0]) };
+    let status = wait_with_timeout(pid, Duration::from_secs(20));
+    let Some(status) = status else {
+        println!("the child hung");
+        return ExitCode::FAILURE;
+    };
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        println!("the child failed (status {status:#x})");
+        return ExitCode::FAILURE;
+    }
+    reader.read_to_end(&mut received).unwrap();
+    if received.is_empty() {
+        println!("generator not yet made at the fork");
+        return ExitCode::SUCCESS;
+    }
+    for chunk in received.chunks_exact(16) {
+        let id = Scru128Id::from_bytes(chunk.try_into().unwrap());
+        if parent_ids.contains(&id) {
+            println!("the child made {id}, as the parent did: its fork was not counted");
+            return ExitCode::FAILURE;
+        }
+    }
+    println!("generator copied; the child repeated nothing");
+    ExitCode::SUCCESS
+}
+
+/// Waits for `pid`; kills it and returns `None` if it has not ended within `limit`.
+fn wait_with_timeout(pid: libc::pid_t, limit: Duration) -> Option<libc::c_int> {
+    let start = Instant::now();
+    loop {
+        let mut status = 0;
+        // SAFETY: `pid` is our child; `status` is a valid out-pointer.
+        let rc = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
+        if rc == pid {
+            return Some(status);
+        }
+        if start.elapsed() > limit {
+            // SAFETY: `pid` is our child, which has not been reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &raw mut status, 0);
+            }
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
