@@ -60,9 +60,16 @@
 //!   making `R` IDs each in the same millisecond expect `C(N,2)·R²/2^84` equal pairs
 //!   (analysis and experiments in `docs/reliability.md`).
 //! - **Clock handling**: small steps back are absorbed, large ones reset or are
-//!   reported, out-of-range clocks are errors, never a silent wrap.
-//! - **Fork safety** (Unix, feature `std`): after `fork()` the child reseeds and moves
-//!   to a fresh `(timestamp, counter)`, so parent and child do not repeat each other.
+//!   reported, out-of-range clocks are errors, never a silent wrap. All of this holds
+//!   through real steps of the system clock, in every thread: [`SystemClock`] is one
+//!   clock for the whole process, so no thread is given a millisecond older than
+//!   another thread already got (unless the system clock itself went back).
+//! - **Fork safety** (Unix, feature `std`): after `fork()` the child moves to a fresh
+//!   `(timestamp, counter)`, [`DefaultRng`] reseeds, and every generator mixes a
+//!   per-process OS-seeded stream into its random source's draws, so parent and
+//!   children do not repeat each other whatever the source; a reseed that panics in
+//!   the child is retried at the next call. The fork handlers are registered when the
+//!   library is loaded.
 //! - **Unpredictability**: the default [`RandomSource`] is `ChaCha12` seeded by the OS;
 //!   an OS entropy failure is a panic with a clear message, never a weak seed.
 //! - **No panics on input**: parsing and deserializing return typed errors (fuzzed).
@@ -75,13 +82,14 @@
 //! What bounds each operation (figures from `scripts/bench-summary` on a 2-core AMD
 //! EPYC; the README has the full table against scru128 1.0.0):
 //!
-//! - [`scru128()`] (about 11 ns): the clock. Each thread reads the CPU's time-stamp
-//!   counter (about 10 ns) and calls the system clock (about 23 ns) only when the
-//!   counter cannot prove that the millisecond is unchanged; it spends blocks of 256
-//!   counters, so the shared lock is taken once per block or per millisecond, and
-//!   draws random numbers from its own `ChaCha12`.
-//! - [`Scru128Generator::generate`] (about 13 ns): the clock, read for every ID through
-//!   [`SystemClock`], which takes the same TSC shortcut per thread.
+//! - [`scru128()`] (about 11 ns): the clock. The process-wide clock reads the CPU's
+//!   time-stamp counter (about 10 ns) and calls the system clock (about 25 ns) only
+//!   when the counter cannot prove that the millisecond is unchanged (about once per
+//!   millisecond for the whole process); each thread spends blocks of 256 counters, so
+//!   the shared lock is taken once per block or per millisecond, and draws random
+//!   numbers from its own `ChaCha12`.
+//! - [`Scru128Generator::generate`] (about 11 ns): the clock, read for every ID through
+//!   [`SystemClock`], the same process-wide clock.
 //!   [`Scru128Generator::fill`] reads it once per batch: about 2 ns per ID, half of it
 //!   the random source.
 //! - [`Scru128Id::encode`] and parsing (about 6 ns each): arithmetic on machine
