@@ -164,13 +164,22 @@ impl Calibration {
     /// Updates the rate from a read at `ns` bracketed by TSC values `before` and
     /// `after`, and the earlier read kept in `calib_*`.
     fn learn_rate(&mut self, before: u64, ns: u128, after: u64) {
-        if before < self.calib_tsc_after {
-            // The counter went back (another core far behind, a migration): its rate
-            // may have changed too. Unconfirmed until two measurements agree.
+        // Cores' counters differ by a few ticks, so a read on another core can see a
+        // counter slightly below the last one; only a step back of more than a
+        // millisecond's ticks (a migration, a reset counter) means the counter went
+        // back, and then its rate may have changed too: unconfirmed until two
+        // measurements agree.
+        let tolerance = if self.last_rate > 0 {
+            self.last_rate
+        } else {
+            1 << 22
+        };
+        let went_back = before.saturating_add(tolerance) < self.calib_tsc_after;
+        if went_back {
             self.ticks_per_ms = 0;
             self.last_rate = 0;
         }
-        if self.calib_ns == 0 || ns < self.calib_ns || before < self.calib_tsc_after {
+        if self.calib_ns == 0 || ns < self.calib_ns || went_back {
             // First read, or time or the counter went back: start a new measurement.
             // (A clock step does not change the counter's rate: a confirmed rate stays.)
             self.calib_ns = ns;
@@ -183,7 +192,7 @@ impl Calibration {
         }
         // Both reads happened inside their brackets, so at least `before -
         // calib_tsc_after` ticks passed in `elapsed_ns`: a lower bound of the rate.
-        let ticks = u128::from(before - self.calib_tsc_after);
+        let ticks = u128::from(before.saturating_sub(self.calib_tsc_after));
         let rate = u64::try_from(ticks * 1_000_000 / elapsed_ns).unwrap_or(0);
         // A counter or clock that jumped gives one wild measurement: use the rate
         // only while two measurements in a row agree within 1%, and then the lower.
@@ -755,6 +764,21 @@ mod tests {
         run(&clock, 10, 30_000_000);
         sim.tsc_base.set(sim.tsc_base.get() - (1 << 39)); // and back
         run(&clock, 10, 30_000_000);
+    }
+
+    /// A refresh on a core whose counter is a little behind the one that made the last
+    /// measurement is not a counter that went back: the confirmed rate stays (it used
+    /// to be dropped, turning the shortcut off for two measurements).
+    #[test]
+    fn a_core_slightly_behind_does_not_reset_the_calibration() {
+        let clock = clock(Sim::new(2.6));
+        let sim = &clock.sources;
+        sim.core1_ticks_behind.set(2_600); // 1 µs
+        run(&clock, 10, 60_000_000);
+        sim.reads.set(0);
+        run(&clock, 10, 100_000_000);
+        let reads = sim.reads.get();
+        assert!(reads < 7_700, "{reads} reads: the rate was dropped");
     }
 
     /// Issue 10, defect 6: the TSC is not trusted for the life of the process. When
