@@ -57,9 +57,13 @@ fn register() {
     }
 }
 
+/// What the crate does when the program or library is loaded: registers the fork
+/// handlers, and finds out whether the clock may use the TSC (it reads `/sys`, which a
+/// sandbox set up later in `main` might forbid; no ID call ever does after this).
 extern "C" fn register_at_load() {
     register();
     REGISTERED_AT_LOAD.store(true, Ordering::Relaxed);
+    crate::process_clock::detect_at_load();
 }
 
 // Load-time registration. `#[used]` keeps the entry even though nothing refers to it;

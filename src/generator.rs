@@ -147,6 +147,18 @@ pub(crate) struct State {
     fork_epoch: u32,
 }
 
+/// The next ID's fields, drawn but not yet applied (see [`State::step`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Step {
+    now: u64,
+    timestamp: u64,
+    counter: u32,
+    /// A renewed `per_sec_random`, if one is due.
+    per_sec_random: Option<u32>,
+    /// The clock went back beyond the allowance: start again from `now`.
+    reset: bool,
+}
+
 /// Converts a clock reading to a timestamp that may be generated (1 ..= 2^44−2).
 #[inline]
 pub(crate) const fn timestamp_from_clock(unix_ts_ms: u64) -> Result<u64, GenerateError> {
@@ -197,28 +209,29 @@ impl State {
         self.fork_epoch = epoch;
     }
 
-    /// Advances to the next `(timestamp, counter, per_sec_random)` for a clock reading
-    /// `now` (a timestamp from [`timestamp_from_clock`]). On error nothing changes.
+    /// What the next `(timestamp, counter, per_sec_random)` is for a clock reading `now`
+    /// (a timestamp from [`timestamp_from_clock`]), with its random draws made, but
+    /// without changing the state: [`apply`](Self::apply) does that. So a random
+    /// source that panics, and a caller that catches the panic, leave the state as it
+    /// was (no reset half done, no counter skipped).
     #[inline]
-    pub(crate) fn next(
-        &mut self,
+    pub(crate) fn step(
+        &self,
         now: u64,
         reset_on_rollback: bool,
         rng: &mut impl FieldRandom,
-    ) -> Result<(u64, u32, u32), GenerateError> {
-        let (timestamp, counter) = if now > self.timestamp {
-            (now, rng.counter())
+    ) -> Result<Step, GenerateError> {
+        let (timestamp, counter, reset) = if now > self.timestamp {
+            (now, rng.counter(), false)
         } else if !self.is_rollback(now) {
             if self.counter < MAX_COUNTER {
-                (self.timestamp, self.counter + 1)
+                (self.timestamp, self.counter + 1, false)
             } else {
                 // Counter overflow: borrow the next millisecond rather than wait.
-                (self.timestamp + 1, rng.counter())
+                (self.timestamp + 1, rng.counter(), false)
             }
         } else if reset_on_rollback {
-            self.renew_at = 0;
-            self.clock_high = now;
-            (now, rng.counter())
+            (now, rng.counter(), true)
         } else {
             return Err(GenerateError::ClockRollback {
                 last_unix_ts_ms: self.clock_high + TIMESTAMP_BIAS,
@@ -228,14 +241,47 @@ impl State {
         if timestamp >= MAX_TIMESTAMP {
             return Err(GenerateError::TimestampExhausted);
         }
-        self.clock_high = self.clock_high.max(now);
-        self.timestamp = timestamp;
-        self.counter = counter;
-        if timestamp >= self.renew_at {
-            self.per_sec_random = rng.per_sec();
-            self.renew_at = timestamp + PER_SEC_INTERVAL;
+        // A reset renews `per_sec_random` too.
+        let renew_at = if reset { 0 } else { self.renew_at };
+        let per_sec_random = (timestamp >= renew_at).then(|| rng.per_sec());
+        Ok(Step {
+            now,
+            timestamp,
+            counter,
+            per_sec_random,
+            reset,
+        })
+    }
+
+    /// Makes a [`step`](Self::step) the state; returns `(timestamp, counter,
+    /// per_sec_random)` of the ID.
+    #[inline]
+    pub(crate) fn apply(&mut self, step: Step) -> (u64, u32, u32) {
+        self.clock_high = if step.reset {
+            step.now
+        } else {
+            self.clock_high.max(step.now)
+        };
+        self.timestamp = step.timestamp;
+        self.counter = step.counter;
+        if let Some(per_sec_random) = step.per_sec_random {
+            self.per_sec_random = per_sec_random;
+            self.renew_at = step.timestamp + PER_SEC_INTERVAL;
         }
-        Ok((timestamp, counter, self.per_sec_random))
+        (self.timestamp, self.counter, self.per_sec_random)
+    }
+
+    /// [`step`](Self::step) and [`apply`](Self::apply) at once. On error nothing changes.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn next(
+        &mut self,
+        now: u64,
+        reset_on_rollback: bool,
+        rng: &mut impl FieldRandom,
+    ) -> Result<(u64, u32, u32), GenerateError> {
+        let step = self.step(now, reset_on_rollback, rng)?;
+        Ok(self.apply(step))
     }
 
     /// How many more IDs, for a clock reading `now`, would only step the counter (same
@@ -593,8 +639,11 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
             rng: &mut self.rng,
             salt: &mut self.salt,
         };
-        let (timestamp, counter, per_sec) = self.state.next(now, reset_on_rollback, &mut rng)?;
+        let step = self.state.step(now, reset_on_rollback, &mut rng)?;
+        // Every draw before the state changes: a panic here (caught by the caller)
+        // leaves it as it was.
         let per_gen = rng.next_u32();
+        let (timestamp, counter, per_sec) = self.state.apply(step);
         Ok(Scru128Id::from_fields_unchecked(
             timestamp, counter, per_sec, per_gen,
         ))
@@ -649,8 +698,9 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         };
         let mut rest = ids;
         while let Some((first, tail)) = rest.split_first_mut() {
-            let (timestamp, counter, per_sec) = self.state.next(now, true, &mut rng)?;
+            let step = self.state.step(now, true, &mut rng)?;
             let per_gen = rng.next_u32();
+            let (timestamp, counter, per_sec) = self.state.apply(step);
             *first = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
             // What `next` would do for the following IDs, without its checks: the same
             // timestamp and `per_sec_random`, the counter + 1, until it would overflow.
@@ -667,8 +717,10 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
                 {
                     *slot = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
                 }
+                // Counted chunk by chunk: a source that panics in a later chunk (the
+                // caller catching it) leaves the IDs written so far accounted for.
+                self.state.advance_counter(chunk.len());
             }
-            self.state.advance_counter(run);
             rest = after;
         }
         Ok(())
