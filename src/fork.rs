@@ -1,7 +1,12 @@
-//! Fork detection (feature `std`, Unix): a count of the `fork()`s in this process's
-//! ancestry, which every generator and random source compares with the count it saw
-//! last, and the fork handlers that keep the crate's process-wide locks usable in a
-//! child.
+//! Fork detection (feature `std`, Unix): a fork count that every generator and random
+//! source compares with the count it saw last, and the fork handlers that keep the
+//! crate's process-wide locks usable in a child.
+//!
+//! The count lives on a page of its own that the kernel zeroes in a child
+//! (`MADV_WIPEONFORK`, Linux 4.14 and later): a child sees it zero before any fork
+//! handler runs, also after a fork by the raw system call, which runs no handlers, and
+//! takes a count never used in its ancestry. Where the kernel cannot do that, the child
+//! handler zeroes it.
 //!
 //! The handlers are registered once, when the program or library is loaded (an ELF
 //! `.init_array` or Mach-O `__mod_init_func` entry, before `main` or while `dlopen`
@@ -12,13 +17,73 @@
 
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-static EPOCH: AtomicU32 = AtomicU32::new(0);
+/// The current fork count on a page of its own (0 in a child until it takes one).
+#[repr(C, align(4096))]
+struct EpochPage {
+    epoch: AtomicU32,
+    _rest: [u8; 4092],
+}
 
-/// Number of forks in this process's ancestry since the handlers were registered.
+// Zero-initialised, so in `.bss`: an anonymous private page, which `MADV_WIPEONFORK`
+// accepts.
+static PAGE: EpochPage = EpochPage {
+    epoch: AtomicU32::new(0),
+    _rest: [0; 4092],
+};
+
+/// The counts handed out so far, in ordinary memory: a child inherits it, so the
+/// count it takes is new to every state copied from its ancestors.
+static COUNTS: AtomicU32 = AtomicU32::new(0);
+
+/// This process's fork count: different from the count of every ancestor, so a state
+/// or random source that was last used with another count was copied by `fork()`.
 #[inline]
 pub(crate) fn epoch() -> u32 {
-    // In a child the handler ran on this very thread before `fork` returned.
-    EPOCH.load(Ordering::Relaxed)
+    match PAGE.epoch.load(Ordering::Relaxed) {
+        0 => take_count(),
+        epoch => epoch,
+    }
+}
+
+/// First call in a process (or in a child): takes a new count. Threads that race here
+/// agree on the one that is stored first.
+#[cold]
+fn take_count() -> u32 {
+    let mut fresh = COUNTS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+    if fresh == 0 {
+        fresh = COUNTS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+    }
+    match PAGE
+        .epoch
+        .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
+    {
+        Ok(_) => fresh,
+        Err(stored) => stored,
+    }
+}
+
+/// Asks the kernel to zero the count's page in every child.
+fn wipe_on_fork() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // SAFETY: `sysconf` only reads a value.
+        if unsafe { libc::sysconf(libc::_SC_PAGESIZE) } != 4096 {
+            return;
+        }
+        // SAFETY: `PAGE` is page-aligned and exactly one 4096-byte page, holding
+        // nothing but the count (whose zero in a child is what this is for); the
+        // call only sets how the kernel copies that page at `fork()`. If the kernel
+        // refuses (before 4.14, or a page that is not anonymous), nothing changes and
+        // the child handler zeroes the count instead. Exercised by
+        // `tests/fork_handlers.rs` (a fork by the raw system call).
+        unsafe {
+            libc::madvise(
+                core::ptr::addr_of!(PAGE).cast_mut().cast(),
+                4096,
+                libc::MADV_WIPEONFORK,
+            );
+        }
+    }
 }
 
 /// Makes sure forks are counted from now on; returns the current count.
@@ -55,6 +120,7 @@ fn register() {
     if rc != 0 {
         REGISTRATION_FAILED.store(true, Ordering::Relaxed);
     }
+    wipe_on_fork();
 }
 
 /// What the crate does when the program or library is loaded: registers the fork
@@ -102,9 +168,8 @@ extern "C" fn parent() {
 }
 
 extern "C" fn child() {
-    // Only an atomic add before the locks are released: nothing in the child can
-    // generate before it is counted.
-    EPOCH.fetch_add(1, Ordering::Relaxed);
+    // Where the kernel did not zero it already: the next `epoch()` takes a new count.
+    PAGE.epoch.store(0, Ordering::Relaxed);
     crate::process_clock::release_lock_after_fork();
     crate::global_gen::release_lock_after_fork();
 }

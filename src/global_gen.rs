@@ -159,7 +159,27 @@ fn claim(
     clock: impl FnOnce() -> u64,
     rng: &mut impl FieldRandom,
 ) -> Result<Block, GenerateError> {
+    #[cfg(unix)]
+    if core::ptr::eq(shared, &raw const SHARED) && holds_lock_across_fork() {
+        // This thread is inside `fork()`: a fork handler registered before ours runs
+        // here, and our prepare handler already holds the lock for this thread.
+        return HELD.with_borrow_mut(|held| match held.as_mut() {
+            Some(state) => claim_locked(fork_epoch, shared, state, clock, rng),
+            None => unreachable!("checked just above"),
+        });
+    }
     let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+    claim_locked(fork_epoch, shared, &mut state, clock, rng)
+}
+
+/// [`claim`] with the lock held.
+fn claim_locked(
+    fork_epoch: u32,
+    shared: &Shared,
+    state: &mut State,
+    clock: impl FnOnce() -> u64,
+    rng: &mut impl FieldRandom,
+) -> Result<Block, GenerateError> {
     if state.forked(fork_epoch) {
         state.after_fork(fork_epoch);
     }
@@ -213,6 +233,13 @@ pub(crate) fn hold_lock_across_fork() {
 #[cfg(unix)]
 pub(crate) fn release_lock_after_fork() {
     let _ = HELD.try_with(|held| held.borrow_mut().take());
+}
+
+/// Whether this thread holds the shared lock for a `fork()` in progress.
+#[cfg(unix)]
+fn holds_lock_across_fork() -> bool {
+    HELD.try_with(|held| held.try_borrow().is_ok_and(|held| held.is_some()))
+        .unwrap_or(false)
 }
 
 /// Generates a new ID from the process-wide generator.

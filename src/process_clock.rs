@@ -314,6 +314,16 @@ impl<S: TimeSources> ProcessClock<S> {
         }
         IN_REFRESH.set(true);
         let _leave = LeaveRefresh;
+        if core::ptr::eq(&raw const self.calibration, &raw const CLOCK.calibration)
+            && holds_lock_across_fork()
+        {
+            // This thread is inside `fork()` (a fork handler registered before ours
+            // runs here) and our prepare handler holds the lock for it already.
+            return HELD.with_borrow_mut(|held| match held.as_mut() {
+                Some(calibration) => self.read_and_publish(calibration),
+                None => unreachable!("checked just above"),
+            });
+        }
         for _ in 0..SPINS {
             match self.calibration.try_lock() {
                 Ok(mut calibration) => return self.read_and_publish(&mut calibration),
@@ -416,6 +426,12 @@ pub(crate) fn hold_lock_across_fork() {
 /// Fork handler (parent and child): releases what `hold_lock_across_fork` took.
 pub(crate) fn release_lock_after_fork() {
     let _ = HELD.try_with(|held| held.borrow_mut().take());
+}
+
+/// Whether this thread holds the clock's lock for a `fork()` in progress.
+fn holds_lock_across_fork() -> bool {
+    HELD.try_with(|held| held.try_borrow().is_ok_and(|held| held.is_some()))
+        .unwrap_or(false)
 }
 
 /// Run when the library is loaded (with the fork handlers' registration): finds out
