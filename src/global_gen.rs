@@ -248,7 +248,8 @@ fn holds_lock_across_fork() -> bool {
 /// claimed from one shared state, so each thread sees strictly increasing IDs, no two
 /// IDs share `(timestamp, counter)`, and a single thread's IDs follow every rule of
 /// [`Scru128Generator`](crate::Scru128Generator) (the counter rises by one within a
-/// millisecond). Within one millisecond, IDs of *different* threads are unique but
+/// millisecond). Within one timestamp (one millisecond, or longer while the clock
+/// catches up after a small step back), IDs of *different* threads are unique but
 /// not ordered by call time. All of this holds through steps of the system clock:
 /// forward by any amount, and back within the rollback allowance (10 s); a step back
 /// beyond it resets the generator, the only time a thread's IDs go down. After

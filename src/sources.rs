@@ -93,8 +93,13 @@ impl<F: FnMut() -> u64> Clock for F {
 /// than one another thread was already given (unless the system clock itself went
 /// back): a generator moved between threads sees one clock. After the system clock is
 /// stepped, the old millisecond can still come for less than 1 ms, in every thread
-/// alike. A call that interrupts the clock's own read on the same thread (a signal
-/// handler) reads `CLOCK_REALTIME` directly.
+/// alike. The shortcut's other worst cases: cores whose counters fall out of step
+/// (the reason a kernel stops trusting the TSC) can make a millisecond come out late
+/// by their difference while it is under 50 µs, and a larger difference, or a counter
+/// whose rate drops unnoticed, is caught at the next system-clock read; a counter
+/// caught twice within a minute is never used again. A call that interrupts the
+/// clock's own read on the same thread (a signal handler) reads `CLOCK_REALTIME`
+/// directly.
 ///
 /// ```
 /// use scru128::{Clock, SystemClock};
