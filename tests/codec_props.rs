@@ -168,23 +168,42 @@ proptest! {
     }
 
     #[test]
-    fn strings_not_26_bytes_long_fail_with_a_length_error(text in "\\PC{0,40}") {
-        prop_assume!(text.len() != 26);
+    fn strings_not_26_characters_long_fail_with_a_length_error(text in "\\PC{0,40}") {
+        let chars = text.chars().count();
+        prop_assume!(chars != 26);
         let err = Scru128Id::try_from_str(&text).unwrap_err();
         prop_assert_eq!(
             err.to_string(),
-            format!("invalid length: expected 26 bytes, found {}", text.len())
+            format!("invalid length: expected 26 characters, found {chars}")
         );
     }
 
     #[test]
-    fn digit_strings_not_26_bytes_long_fail_with_a_length_error(
+    fn digit_strings_not_26_characters_long_fail_with_a_length_error(
         text in "[0-7][0-9A-Va-v]{0,24}|[0-7][0-9A-Va-v]{26,60}",
     ) {
         let err = Scru128Id::try_from_str(&text).unwrap_err();
         prop_assert_eq!(
             err.to_string(),
-            format!("invalid length: expected 26 bytes, found {}", text.len())
+            format!("invalid length: expected 26 characters, found {}", text.len())
+        );
+    }
+
+    #[test]
+    fn a_non_ascii_character_among_26_is_reported_where_it_stands(
+        digits in "[0-7][0-9A-Va-v]{25}",
+        pos in 0..26usize,
+        ch in "[^\\x00-\\x7f]",
+    ) {
+        // 26 characters in more than 26 bytes: not a length error but the character.
+        let ch = ch.chars().next().unwrap();
+        let mut chars: Vec<char> = digits.chars().collect();
+        chars[pos] = ch;
+        let text: String = chars.into_iter().collect();
+        let err = Scru128Id::try_from_str(&text).unwrap_err();
+        prop_assert_eq!(
+            err.to_string(),
+            format!("invalid digit {ch:?} at position {pos}: expected 0-9 or A-V in either case")
         );
     }
 

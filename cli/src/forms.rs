@@ -271,7 +271,7 @@ mod tests {
         let msg = |s: &[u8]| parse_id(s).unwrap_err().to_string();
         assert_eq!(
             msg(b"abc"),
-            "invalid length: expected 26 bytes, found 3 (32 hex digits or a 36-byte UUID are also accepted)"
+            "invalid length: expected 26 characters, found 3 (32 hex digits or a 36-byte UUID are also accepted)"
         );
         assert_eq!(
             msg(b"00cc22a98f49faa67978d9d2e2bf2a8g"),

@@ -221,7 +221,7 @@ fn bad_lines_are_violations() {
         "{table}"
     );
     assert!(err.contains(
-        "scru128 check: line 6: parse: \"\": invalid length: expected 26 bytes, found 0"
+        "scru128 check: line 6: parse: \"\": invalid length: expected 26 characters, found 0"
     ));
     assert!(err.contains("line 7: parse: \"nope\""));
     assert!(row(&table, "order as integer").contains("pass"));

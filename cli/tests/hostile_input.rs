@@ -243,7 +243,7 @@ fn empty_and_blank_input() {
         .code(1)
         .stderr(format!(
             "scru128 inspect: argument 1: \"{}\"... (100000 bytes): invalid length: expected 26 \
-             bytes, found 100000 (32 hex digits or a 36-byte UUID are also accepted)\n",
+             characters, found 100000 (32 hex digits or a 36-byte UUID are also accepted)\n",
             "A".repeat(40)
         ));
 }

@@ -165,7 +165,7 @@ fn bad_lines_are_reported_and_the_rest_processed() {
     assert_eq!(lines.len(), 3, "{err}");
     assert_eq!(
         lines[0],
-        "scru128 inspect: line 2: \"not an id\": invalid length: expected 26 bytes, found 9 \
+        "scru128 inspect: line 2: \"not an id\": invalid length: expected 26 characters, found 9 \
          (32 hex digits or a 36-byte UUID are also accepted)"
     );
     assert!(
@@ -219,8 +219,12 @@ fn non_utf8_and_control_bytes_are_escaped() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr(contains("line 1: \"\\xff\\xfe\\u{1b}[31mred\\0\": invalid length"))
-        .stderr(contains("line 2: \"00pghaj3q9vaj7iu6pqbhbuak\u{e9}\": invalid length: expected 26 bytes, found 27"));
+        .stderr(contains(
+            "line 1: \"\\xff\\xfe\\u{1b}[31mred\\0\": invalid length",
+        ))
+        .stderr(contains(
+            "line 2: \"00pghaj3q9vaj7iu6pqbhbuak\u{e9}\": invalid byte 0xc3 at position 25",
+        ));
 }
 
 #[test]
