@@ -166,14 +166,16 @@ fn bad_lines_are_reported_and_the_rest_processed() {
     assert_eq!(
         lines[0],
         "scru128 inspect: line 2: \"not an id\": invalid length: expected 26 characters, found 9 \
-         (32 hex digits or a 36-byte UUID are also accepted)"
+         (32 hex digits, the 36-character UUID form and decimal integers are also accepted)"
     );
     assert!(
         lines[1].starts_with("scru128 inspect: line 3: \" "),
         "{}",
         lines[1]
     );
-    assert!(lines[1].ends_with("found 27 (32 hex digits or a 36-byte UUID are also accepted)"));
+    assert!(lines[1].ends_with(
+        "found 27 (32 hex digits, the 36-character UUID form and decimal integers are also accepted)"
+    ));
     assert_eq!(
         lines[2],
         "scru128 inspect: line 6: \"80000000000000000000000000\": out of range: \
@@ -223,7 +225,8 @@ fn non_utf8_and_control_bytes_are_escaped() {
             "line 1: \"\\xff\\xfe\\u{1b}[31mred\\0\": invalid length",
         ))
         .stderr(contains(
-            "line 2: \"00pghaj3q9vaj7iu6pqbhbuak\u{e9}\": invalid byte 0xc3 at position 25",
+            "line 2: \"00pghaj3q9vaj7iu6pqbhbuak\u{e9}\": invalid digit '\u{e9}' at position 25: \
+             expected 0-9 or A-V in either case",
         ));
 }
 
@@ -258,8 +261,8 @@ fn huge_line_without_newline_is_too_long() {
     let out = assert.get_output();
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
     let expected = format!(
-        "scru128 inspect: line 1: \"{}\"... (10485760 bytes): line too long: 10485760 bytes, \
-         more than the 4096 kept\n",
+        "scru128 inspect: line 1: \"{}\"... (more than 4096 characters): line too long: \
+         more than 4096 characters\n",
         "A".repeat(40)
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
@@ -269,7 +272,7 @@ fn huge_line_without_newline_is_too_long() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr(contains("line 1: ").and(contains("line too long: 10485760 bytes")));
+        .stderr(contains("line 1: ").and(contains("line too long: more than 4096 characters")));
 }
 
 #[test]
