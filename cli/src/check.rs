@@ -156,7 +156,9 @@ fn open_inputs(files: &[OsString]) -> Result<Vec<Input>, Failure> {
     files
         .iter()
         .map(|file| {
-            let name = file.to_string_lossy().into_owned();
+            // Escaped like the quoted input, so that no control character reaches a
+            // terminal.
+            let name: String = file.to_string_lossy().escape_debug().collect();
             if file == "-" {
                 return Ok((name, Box::new(io::stdin().lock()) as Box<dyn Read>));
             }
@@ -172,10 +174,7 @@ fn open_inputs(files: &[OsString]) -> Result<Vec<Input>, Failure> {
             });
             match opened {
                 Ok(f) => Ok((name, Box::new(f) as Box<dyn Read>)),
-                Err(err) => Err(Failure::Usage(format!(
-                    "cannot open {}: {err}",
-                    quote(file.as_encoded_bytes(), false)
-                ))),
+                Err(err) => Err(Failure::Usage(format!("cannot open \"{name}\": {err}"))),
             }
         })
         .collect()

@@ -110,7 +110,7 @@ fn after_2242_only_python_float_rounding_differs() {
 }
 
 #[test]
-fn hex_and_uuid_forms_give_the_same_fields() {
+fn hex_uuid_and_decimal_forms_give_the_same_fields() {
     let ids: Vec<Scru128Id> = INPUT
         .lines()
         .filter(|l| !l.is_empty())
@@ -133,6 +133,7 @@ fn hex_and_uuid_forms_give_the_same_fields() {
             )
         })
         .collect();
+    let int: Vec<String> = ids.iter().map(|id| id.to_u128().to_string()).collect();
     let without_input = |text: &str| -> Vec<String> {
         text.lines()
             .filter(|l| !l.contains("\"input\""))
@@ -140,13 +141,15 @@ fn hex_and_uuid_forms_give_the_same_fields() {
             .collect()
     };
     let expected = without_input(PYTHON);
-    for forms in [&hex, &uuid] {
+    // The fixture holds IDs of the first milliseconds of 2020, whose decimal forms
+    // have 26 digits and are read as canonical text unless --from int says otherwise.
+    for (forms, from) in [(&hex, "auto"), (&uuid, "auto"), (&int, "int")] {
         for upper in [false, true] {
             let lines: Vec<String> = forms
                 .iter()
                 .map(|f| if upper { f.to_uppercase() } else { f.clone() })
                 .collect();
-            let out = inspect(&["--pretty"], &(lines.join("\n") + "\n"));
+            let out = inspect(&["--pretty", "--from", from], &(lines.join("\n") + "\n"));
             assert_eq!(without_input(&out), expected);
             assert!(out.contains(&format!("\"input\":        \"{}\"", lines[0])));
         }
