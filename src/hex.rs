@@ -12,10 +12,7 @@
 
 use crate::encoded::{EncodedHex, EncodedText, EncodedUuid};
 use crate::error::{ParseError, TextForm, char_count};
-use crate::id::{LANES_01, Scru128Id, lanes_in_range, lanes_to_ascii, load8};
-
-/// Distance from `'0' + 10` to `'a'`, for [`lanes_to_ascii`].
-const LOWERCASE: u64 = b'a' as u64 - b'0' as u64 - 10;
+use crate::id::{LANES_01, Scru128Id, lanes_in_range, load8};
 
 impl Scru128Id {
     /// Returns the 32-digit hex form (lowercase), held on the stack: the 128-bit value
@@ -27,7 +24,14 @@ impl Scru128Id {
     /// ```
     #[inline]
     pub const fn encode_hex(&self) -> EncodedHex {
-        EncodedText(hex_digits(self.to_u128()))
+        let words = hex_words(self.to_u128());
+        let mut out = [0u8; 32];
+        let mut w = 0;
+        while w < 4 {
+            copy8(&mut out, 8 * w, words[w], 0, 8);
+            w += 1;
+        }
+        EncodedText(out)
     }
 
     /// Returns the UUID form, 8-4-4-4-12 lowercase hex digits, held on the stack. It
@@ -40,18 +44,16 @@ impl Scru128Id {
     /// ```
     #[inline]
     pub const fn encode_uuid(&self) -> EncodedUuid {
-        let hex = hex_digits(self.to_u128());
+        // Digits 0-7 | 8-11, 12-15 | 16-19, 20-23 | 24-31 of the four words, with a
+        // hyphen after digits 8, 12, 16 and 20: fixed copies, no per-digit branch.
+        let [a, b, c, d] = hex_words(self.to_u128());
         let mut out = [b'-'; 36];
-        let mut from = 0;
-        let mut to = 0;
-        while from < 32 {
-            if TextForm::Uuid.has_hyphen_at(to) {
-                to += 1;
-            }
-            out[to] = hex[from];
-            from += 1;
-            to += 1;
-        }
+        copy8(&mut out, 0, a, 0, 8);
+        copy8(&mut out, 9, b, 0, 4);
+        copy8(&mut out, 14, b, 4, 8);
+        copy8(&mut out, 19, c, 0, 4);
+        copy8(&mut out, 24, c, 4, 8);
+        copy8(&mut out, 28, d, 0, 8);
         EncodedText(out)
     }
 
@@ -172,22 +174,44 @@ const fn pack32(v: u64) -> u32 {
     (v | (v >> 16)) as u32
 }
 
-/// The 32 lowercase hex digits of `value`, most significant first.
+/// The 32 lowercase hex digits of `value` as four words of 8 ASCII digits, most
+/// significant first (in text order with `to_be_bytes`).
 #[inline]
-const fn hex_digits(value: u128) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    let mut word = 0;
-    while word < 4 {
-        let bits = (value >> (96 - 32 * word)) as u32;
-        let chunk = lanes_to_ascii(spread32(bits), LOWERCASE).to_be_bytes();
-        let mut i = 0;
-        while i < 8 {
-            out[8 * word + i] = chunk[i];
-            i += 1;
-        }
-        word += 1;
+const fn hex_words(value: u128) -> [[u8; 8]; 4] {
+    [
+        hex_word((value >> 96) as u32),
+        hex_word((value >> 64) as u32),
+        hex_word((value >> 32) as u32),
+        hex_word(value as u32),
+    ]
+}
+
+/// The 8 lowercase hex digits of `bits`, most significant first.
+#[inline]
+const fn hex_word(bits: u32) -> [u8; 8] {
+    let lanes = spread32(bits);
+    // n + 0x76 has bit 7 set exactly when n >= 10; no lane carries (15 + 0x76 < 0x100).
+    let letters = ((lanes + 0x76 * LANES_01) >> 7) & LANES_01;
+    // Letters are 39 past the digits ('a' - '0' - 10): 32 + 8 - 1, in shifts, as a
+    // multiplication makes LLVM vectorize this into a slow emulated 64-bit multiply.
+    let ascii = lanes + 0x30 * LANES_01 + (letters << 5) + (letters << 3) - letters;
+    ascii.to_be_bytes()
+}
+
+/// Copies `word[from..to]` to `out[at..]`.
+#[inline]
+const fn copy8<const N: usize>(
+    out: &mut [u8; N],
+    at: usize,
+    word: [u8; 8],
+    from: usize,
+    to: usize,
+) {
+    let mut i = from;
+    while i < to {
+        out[at + i - from] = word[i];
+        i += 1;
     }
-    out
 }
 
 /// Eight ASCII hex digits (first in the top lane) → 32 bits, or `None` if one is not
@@ -217,7 +241,10 @@ const fn load4(bytes: &[u8], at: usize) -> u64 {
 
 /// The ID of four 8-digit groups, most significant first, or `None` if one is not
 /// eight hex digits.
-#[inline]
+// Measured: with plain `#[inline]` LLVM keeps this out of line and passes the result
+// through memory, which made reading three times slower (benches/text_forms.rs).
+#[allow(clippy::inline_always)]
+#[inline(always)]
 const fn from_groups(groups: [u64; 4]) -> Option<Scru128Id> {
     match (
         hex_to_bits(groups[0]),

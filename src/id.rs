@@ -552,7 +552,7 @@ const fn pack40(v: u64) -> u64 {
 
 /// Digit values (0..=31) in each lane → their ASCII digits.
 #[inline]
-pub(crate) const fn lanes_to_ascii(lanes: u64, letter_offset: u64) -> u64 {
+const fn lanes_to_ascii(lanes: u64, letter_offset: u64) -> u64 {
     // d + 0x76 has bit 7 set exactly when d >= 10; no lane carries (31 + 0x76 < 0x100).
     let letters = ((lanes + 0x76 * LANES_01) >> 7) & LANES_01;
     lanes + 0x30 * LANES_01 + letters * letter_offset
