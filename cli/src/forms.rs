@@ -87,43 +87,53 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Reads `bytes` with the library's parser for bytes, or, for UTF-8 text that is not
-/// ASCII, with its parser for text, which names a bad character whole.
-fn library_parse(
-    bytes: &[u8],
-    from_ascii: impl Fn(&[u8]) -> Result<Scru128Id, ParseError>,
-    from_text: impl Fn(&str) -> Result<Scru128Id, ParseError>,
-) -> Result<Scru128Id, ParseError> {
-    if bytes.is_ascii() {
-        return from_ascii(bytes);
+/// A form that an input is read in.
+#[derive(Clone, Copy)]
+enum Form {
+    Base32,
+    Hex,
+    Uuid,
+    Decimal,
+    /// No form has the length (auto mode): a length error.
+    Unknown,
+}
+
+/// The form of an input of `chars` characters in auto mode.
+#[inline]
+fn auto_form(bytes: &[u8], chars: usize) -> Form {
+    match chars {
+        26 => Form::Base32,
+        32 => Form::Hex,
+        _ if is_decimal(bytes) => Form::Decimal,
+        36 => Form::Uuid,
+        _ => Form::Unknown,
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => from_text(text),
-        Err(_) => from_ascii(bytes),
+}
+
+/// Reads `bytes` in `form` with the library's parsers for bytes.
+#[inline]
+fn read_ascii(bytes: &[u8], form: Form) -> Result<Scru128Id, InputError> {
+    match form {
+        Form::Base32 => Scru128Id::try_from_ascii(bytes).map_err(InputError::Parse),
+        Form::Hex => Scru128Id::try_from_hex_ascii(bytes).map_err(InputError::Parse),
+        Form::Uuid => Scru128Id::try_from_uuid_ascii(bytes).map_err(InputError::Parse),
+        Form::Decimal => parse_decimal(bytes),
+        Form::Unknown => Err(InputError::Length(
+            Scru128Id::try_from_ascii(bytes).unwrap_err(),
+        )),
     }
 }
 
-/// The base-32 form, either case.
-fn base32(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
-    library_parse(bytes, Scru128Id::try_from_ascii, str::parse)
-}
-
-/// The 32-digit hex form, either case.
-fn hex(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
-    library_parse(
-        bytes,
-        Scru128Id::try_from_hex_ascii,
-        Scru128Id::try_from_hex,
-    )
-}
-
-/// The UUID form, either case.
-fn uuid(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
-    library_parse(
-        bytes,
-        Scru128Id::try_from_uuid_ascii,
-        Scru128Id::try_from_uuid_str,
-    )
+/// Reads UTF-8 `text` in `form` with the library's parsers for text, which name a
+/// bad character whole.
+fn read_text(text: &str, form: Form) -> Result<Scru128Id, InputError> {
+    match form {
+        Form::Base32 => text.parse().map_err(InputError::Parse),
+        Form::Hex => Scru128Id::try_from_hex(text).map_err(InputError::Parse),
+        Form::Uuid => Scru128Id::try_from_uuid_str(text).map_err(InputError::Parse),
+        Form::Decimal => parse_decimal(text.as_bytes()),
+        Form::Unknown => Err(InputError::Length(text.parse::<Scru128Id>().unwrap_err())),
+    }
 }
 
 /// Whether `bytes` are decimal digits only (at least one).
@@ -154,23 +164,28 @@ fn decimal(digits: &[u8]) -> Option<u128> {
 ///
 /// An [`InputError`] saying which character or length is wrong.
 pub fn parse_id(bytes: &[u8], form: InputForm) -> Result<Scru128Id, InputError> {
-    let parse = match form {
-        InputForm::Canonical => base32,
-        InputForm::Hex => hex,
-        InputForm::Uuid => uuid,
-        InputForm::Int => return parse_decimal(bytes),
-        InputForm::Auto => {
-            let chars = char_count(bytes);
-            match chars {
-                26 => base32,
-                32 => hex,
-                _ if is_decimal(bytes) => return parse_decimal(bytes),
-                36 => uuid,
-                _ => return Err(InputError::Length(base32(bytes).unwrap_err())),
-            }
-        }
+    let named = match form {
+        InputForm::Auto => None,
+        InputForm::Canonical => Some(Form::Base32),
+        InputForm::Hex => Some(Form::Hex),
+        InputForm::Uuid => Some(Form::Uuid),
+        InputForm::Int => Some(Form::Decimal),
     };
-    parse(bytes).map_err(InputError::Parse)
+    // Taken as ASCII first, whose characters are its bytes: the common case costs
+    // no counting. Only input that fails and is not ASCII is read again by
+    // characters, as UTF-8 text where it is.
+    let result = read_ascii(
+        bytes,
+        named.unwrap_or_else(|| auto_form(bytes, bytes.len())),
+    );
+    if result.is_ok() || bytes.is_ascii() {
+        return result;
+    }
+    let form = named.unwrap_or_else(|| auto_form(bytes, char_count(bytes)));
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read_text(text, form),
+        Err(_) => read_ascii(bytes, form),
+    }
 }
 
 /// Parses the decimal form.

@@ -96,7 +96,9 @@ impl<R: Read> LineReader<R> {
         }
         let kept = usize::try_from(total).map_or(KEEP, |t| t.min(KEEP));
         let text = &self.buf[..kept];
-        let too_long = total > 4 * MAX_LINE as u64 || char_count(text) > MAX_LINE;
+        // Characters are never more than bytes: count them only for a long line.
+        let too_long =
+            total > MAX_LINE as u64 && (total > 4 * MAX_LINE as u64 || char_count(text) > MAX_LINE);
         Ok(Some(Line {
             number: self.number,
             text,
