@@ -4,6 +4,8 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
+mod common;
+
 use proptest::prelude::*;
 use scru128::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
 
@@ -35,20 +37,6 @@ fn fields(id: Scru128Id) -> (u64, u32, u32, u32) {
         id.per_sec_random(),
         id.per_gen_random(),
     )
-}
-
-/// Flips the case of the letters of `text` where `mask` has a 1 bit.
-fn mix_case(text: &str, mask: u32) -> String {
-    text.chars()
-        .enumerate()
-        .map(|(i, c)| {
-            if mask >> (i % 32) & 1 == 1 {
-                c.to_ascii_lowercase()
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 proptest! {
@@ -141,7 +129,7 @@ proptest! {
     #[test]
     fn mixed_case_text_parses_to_the_same_id(value in any::<u128>(), mask in any::<u32>()) {
         let id = Scru128Id::from_u128(value);
-        let mixed = mix_case(&id.encode(), mask);
+        let mixed = common::flip_case(&id.encode(), u64::from(mask));
         prop_assert_eq!(Scru128Id::try_from_str(&mixed), Ok(id));
         prop_assert_eq!(mixed.parse::<Scru128Id>(), Ok(id));
         prop_assert_eq!(Scru128Id::try_from_ascii(mixed.as_bytes()), Ok(id));

@@ -27,47 +27,34 @@ fn vectors() -> Vec<(String, String)> {
     list
 }
 
-/// The UUID form of 32 hex digits by the definition: groups of 8-4-4-4-12.
-fn grouped(hex: &str) -> String {
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
+/// Parses `text` with a form's `&str` and bytes parsers, checks that they agree on
+/// ASCII input (and both fail on other input), and returns the error message.
+fn form_err(
+    text: &str,
+    from_str: fn(&str) -> Result<Scru128Id, ParseError>,
+    from_ascii: fn(&[u8]) -> Result<Scru128Id, ParseError>,
+) -> String {
+    let e = from_str(text).expect_err(text);
+    if text.is_ascii() {
+        assert_eq!(from_ascii(text.as_bytes()), Err(e), "{text:?}");
+    } else {
+        assert!(from_ascii(text.as_bytes()).is_err(), "{text:?}");
+    }
+    e.to_string()
 }
 
-/// Parses `text` with the `&str` and the bytes parser of the hex form, checks that
-/// they agree on ASCII input, and returns the error message.
+/// The message of the hex form for `text`.
 fn hex_err(text: &str) -> String {
-    let e = Scru128Id::try_from_hex(text).expect_err(text);
-    if text.is_ascii() {
-        assert_eq!(
-            Scru128Id::try_from_hex_ascii(text.as_bytes()),
-            Err(e),
-            "{text:?}"
-        );
-    } else {
-        assert!(Scru128Id::try_from_hex_ascii(text.as_bytes()).is_err());
-    }
-    e.to_string()
+    form_err(text, Scru128Id::try_from_hex, Scru128Id::try_from_hex_ascii)
 }
 
-/// As [`hex_err`], for the UUID form.
+/// The message of the UUID form for `text`.
 fn uuid_err(text: &str) -> String {
-    let e = Scru128Id::try_from_uuid_str(text).expect_err(text);
-    if text.is_ascii() {
-        assert_eq!(
-            Scru128Id::try_from_uuid_ascii(text.as_bytes()),
-            Err(e),
-            "{text:?}"
-        );
-    } else {
-        assert!(Scru128Id::try_from_uuid_ascii(text.as_bytes()).is_err());
-    }
-    e.to_string()
+    form_err(
+        text,
+        Scru128Id::try_from_uuid_str,
+        Scru128Id::try_from_uuid_ascii,
+    )
 }
 
 const HEX_DIGITS: &str = "expected 0-9 or a-f in either case";
@@ -98,11 +85,11 @@ fn vectors_write_and_read_both_forms_in_both_cases() {
     for (hex, text) in vectors() {
         let id: Scru128Id = text.parse().unwrap();
         assert_eq!(id.encode_hex(), hex.as_str(), "{text}");
-        assert_eq!(id.encode_uuid(), grouped(&hex), "{text}");
+        assert_eq!(id.encode_uuid(), common::uuid_form(&hex), "{text}");
         for form in [hex.clone(), hex.to_ascii_uppercase()] {
             assert_eq!(Scru128Id::try_from_hex(&form), Ok(id), "{form}");
             assert_eq!(Scru128Id::try_from_hex_ascii(form.as_bytes()), Ok(id));
-            let uuid = grouped(&form);
+            let uuid = common::uuid_form(&form);
             assert_eq!(Scru128Id::try_from_uuid_str(&uuid), Ok(id), "{uuid}");
             assert_eq!(Scru128Id::try_from_uuid_ascii(uuid.as_bytes()), Ok(id));
         }
@@ -314,31 +301,17 @@ fn naive(bytes: &[u8], uuid: bool) -> Option<u128> {
     u128::from_str_radix(std::str::from_utf8(&digits).ok()?, 16).ok()
 }
 
-/// Flips the case of the letters of `text` where `mask` has a 1 bit.
-fn mix_case(text: &str, mask: u64) -> String {
-    text.chars()
-        .enumerate()
-        .map(|(i, c)| {
-            if mask >> (i % 64) & 1 == 1 {
-                c.to_ascii_uppercase()
-            } else {
-                c
-            }
-        })
-        .collect()
-}
-
 proptest! {
     #[test]
     fn any_value_round_trips_through_both_forms_in_any_case(value in any::<u128>(), mask in any::<u64>()) {
         let id = Scru128Id::from_u128(value);
         let hex = id.encode_hex();
         prop_assert_eq!(hex.as_str(), format!("{value:032x}"));
-        prop_assert_eq!(id.encode_uuid(), grouped(&hex));
-        let mixed = mix_case(&hex, mask);
+        prop_assert_eq!(id.encode_uuid(), common::uuid_form(&hex));
+        let mixed = common::flip_case(&hex, mask);
         prop_assert_eq!(Scru128Id::try_from_hex(&mixed), Ok(id));
         prop_assert_eq!(Scru128Id::try_from_hex_ascii(mixed.as_bytes()), Ok(id));
-        let mixed = mix_case(&id.encode_uuid(), mask);
+        let mixed = common::flip_case(&id.encode_uuid(), mask);
         prop_assert_eq!(Scru128Id::try_from_uuid_str(&mixed), Ok(id));
         prop_assert_eq!(Scru128Id::try_from_uuid_ascii(mixed.as_bytes()), Ok(id));
     }

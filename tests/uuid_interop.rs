@@ -45,15 +45,7 @@ fn order_is_the_same() {
 fn hyphenated_form_is_the_hex_of_the_id_in_groups() {
     for id in common::edge_ids() {
         let hex = format!("{:032x}", id.as_u128());
-        let grouped = format!(
-            "{}-{}-{}-{}-{}",
-            &hex[..8],
-            &hex[8..12],
-            &hex[12..16],
-            &hex[16..20],
-            &hex[20..]
-        );
-        assert_eq!(Uuid::from(id).to_string(), grouped);
+        assert_eq!(Uuid::from(id).to_string(), common::uuid_form(&hex));
         assert_eq!(Uuid::from(id).simple().to_string(), hex);
     }
 }

@@ -6,20 +6,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{join, scru128, simulated_stream, stdout_of, xorshift};
+use common::{COMMANDS, join, scru128, simulated_stream, stdout_of, xorshift};
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
-
-/// Every command, in the order of `scru128 help`.
-const COMMANDS: [&str; 7] = [
-    "generate",
-    "inspect",
-    "convert",
-    "bounds",
-    "check",
-    "completions",
-    "man",
-];
 
 #[test]
 fn help_command_shows_the_help_of_each_command() {

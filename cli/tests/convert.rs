@@ -8,7 +8,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{scru128, std_scru128, stdout_of};
+use common::{scru128, std_scru128, stdout_of, stdout_with};
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 use scru128::Scru128Id;
@@ -68,21 +68,9 @@ fn the_default_is_canonical() {
 fn generated_ids_survive_every_round_trip_through_pipes() {
     let canonical = stdout_of(&["-n", "3000"]);
     for format in FORMATS {
-        let converted = scru128(&["convert", "--format", format])
-            .write_stdin(canonical.clone())
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let back = scru128(&["convert"])
-            .write_stdin(converted)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        assert_eq!(String::from_utf8(back).unwrap(), canonical, "{format}");
+        let converted = stdout_with(&["convert", "--format", format], canonical.clone());
+        let back = stdout_with(&["convert"], converted);
+        assert_eq!(back, canonical, "{format}");
     }
 }
 
@@ -94,23 +82,9 @@ fn generate_int_into_convert_and_inspect() {
         .lines()
         .map(|l| Scru128Id::from_u128(l.parse().unwrap()))
         .collect();
-    let out = scru128(&["convert"])
-        .write_stdin(int.clone())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
     let expected: String = ids.iter().map(|id| format!("{id}\n")).collect();
-    assert_eq!(String::from_utf8(out).unwrap(), expected);
-    let json = scru128(&["inspect"])
-        .write_stdin(int.clone())
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let json = String::from_utf8(json).unwrap();
+    assert_eq!(stdout_with(&["convert"], int.clone()), expected);
+    let json = stdout_with(&["inspect"], int.clone());
     for ((line, id), input) in json.lines().zip(&ids).zip(int.lines()) {
         assert!(line.starts_with(&format!("{{\"input\":\"{input}\",\"canonical\":\"{id}\"")));
     }

@@ -3,20 +3,8 @@
 
 mod common;
 
-use common::{scru128, stdout_of};
+use common::{COMMANDS, scru128, stdout_of};
 use predicates::str::contains;
-
-/// Every command, checked against `scru128 help` below so that a new command cannot
-/// be left out of this list.
-const COMMANDS: [&str; 7] = [
-    "generate",
-    "inspect",
-    "convert",
-    "bounds",
-    "check",
-    "completions",
-    "man",
-];
 
 /// The commands `scru128 help` lists.
 fn listed_commands() -> Vec<String> {
