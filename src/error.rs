@@ -2,36 +2,101 @@
 
 use core::fmt;
 
-/// Error from parsing the text form of a [`Scru128Id`](crate::Scru128Id).
+/// Error from parsing a text form of a [`Scru128Id`](crate::Scru128Id): the 26-digit
+/// base-32 form, the 32-digit hex form or the UUID form.
 ///
 /// Its message names the broken rule and where: the length seen, the offending
-/// character (or byte) and its 0-based byte position, or the out-of-range first digit.
+/// character (or byte) and its 0-based position, or the out-of-range first digit.
+///
+/// Lengths and positions count **characters**, not bytes: the Unicode scalar values of
+/// a `&str`; in bytes (the `*_ascii` parsers), each UTF-8 encoded character counts as
+/// one and so does each byte that is not part of one. Every character before the
+/// reported one is ASCII, so a position is also the byte offset.
 ///
 /// ```
 /// let err = "00PGHAJ3Q9VAJ7IU6PQBHBUAK".parse::<scru128::Scru128Id>().unwrap_err();
-/// assert_eq!(err.to_string(), "invalid length: expected 26 bytes, found 25");
+/// assert_eq!(err.to_string(), "invalid length: expected 26 characters, found 25");
+/// // 26 characters, 27 bytes: the length is right, the last character is not a digit.
+/// let err = "00PGHAJ3Q9VAJ7IU6PQBHBUAKé".parse::<scru128::Scru128Id>().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "invalid digit 'é' at position 25: expected 0-9 or A-V in either case"
+/// );
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct ParseError {
+    pub(crate) form: TextForm,
     pub(crate) kind: ParseErrorKind,
+}
+
+/// The text form a parser reads; it decides the expected length and characters.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum TextForm {
+    /// 26 base-32 digits.
+    Base32,
+    /// 32 hex digits.
+    Hex,
+    /// 8-4-4-4-12 hex digits separated by hyphens.
+    Uuid,
+}
+
+impl TextForm {
+    /// Length of the form in characters.
+    pub(crate) const fn len(self) -> usize {
+        match self {
+            Self::Base32 => 26,
+            Self::Hex => 32,
+            Self::Uuid => 36,
+        }
+    }
+
+    /// Whether the form has a hyphen at `pos` (the UUID form at 8, 13, 18 and 23).
+    pub(crate) const fn has_hyphen_at(self, pos: usize) -> bool {
+        matches!(self, Self::Uuid) && matches!(pos, 8 | 13 | 18 | 23)
+    }
+
+    /// The length rule, for messages.
+    const fn length_rule(self) -> &'static str {
+        match self {
+            Self::Base32 => "26 characters",
+            Self::Hex => "32 hex digits",
+            Self::Uuid => "36 characters (UUID form 8-4-4-4-12)",
+        }
+    }
+
+    /// What the character at `pos` must be, for messages: its name and the rule.
+    const fn char_rule(self, pos: usize) -> (&'static str, &'static str) {
+        match self {
+            Self::Base32 => ("digit", "expected 0-9 or A-V in either case"),
+            _ if self.has_hyphen_at(pos) => ("character", "expected '-' (UUID form 8-4-4-4-12)"),
+            Self::Hex | Self::Uuid => ("hex digit", "expected 0-9 or a-f in either case"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum ParseErrorKind {
+    /// The length in characters is not the form's.
     Length { len: usize },
+    /// A character that is out of place (a digit position or, in the UUID form, a
+    /// hyphen position).
     InvalidDigit { pos: usize, ch: char },
+    /// The same for a byte that does not start an ASCII character (bytes input).
     InvalidByte { pos: usize, byte: u8 },
+    /// Base-32 only: a first digit above 7.
     OutOfRange { first: char },
 }
 
 impl ParseError {
+    /// A base-32 length error; `len` in characters.
     pub(crate) const fn length(len: usize) -> Self {
         Self {
+            form: TextForm::Base32,
             kind: ParseErrorKind::Length { len },
         }
     }
 
-    /// A byte that is not a digit; ASCII bytes are reported as characters.
+    /// A base-32 byte that is not a digit; ASCII bytes are reported as characters.
     pub(crate) const fn invalid_byte(pos: usize, byte: u8) -> Self {
         let kind = if byte.is_ascii() {
             ParseErrorKind::InvalidDigit {
@@ -41,21 +106,31 @@ impl ParseError {
         } else {
             ParseErrorKind::InvalidByte { pos, byte }
         };
-        Self { kind }
+        Self {
+            form: TextForm::Base32,
+            kind,
+        }
     }
 
     pub(crate) const fn out_of_range(first: u8) -> Self {
         Self {
+            form: TextForm::Base32,
             kind: ParseErrorKind::OutOfRange {
                 first: first as char,
             },
         }
     }
 
+    /// The same error in another text form.
+    pub(crate) const fn in_form(self, form: TextForm) -> Self {
+        Self { form, ..self }
+    }
+
     /// Replaces a non-ASCII byte with the whole character of `text` that starts there.
     pub(crate) const fn with_char_from(self, text: &str) -> Self {
         match self.kind {
             ParseErrorKind::InvalidByte { pos, .. } => Self {
+                form: self.form,
                 kind: ParseErrorKind::InvalidDigit {
                     pos,
                     ch: char_at(text.as_bytes(), pos),
@@ -63,6 +138,40 @@ impl ParseError {
             },
             _ => self,
         }
+    }
+}
+
+/// Number of characters in `bytes`: each UTF-8 encoded character counts as one, and
+/// so does each byte that is not part of one (as `<[u8]>::utf8_chunks` sees them).
+pub(crate) const fn char_count(bytes: &[u8]) -> usize {
+    let mut count = 0;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        pos += utf8_width_at(bytes, pos);
+        count += 1;
+    }
+    count
+}
+
+/// Length in bytes of the UTF-8 character that starts at `pos`, or 1 if the bytes
+/// there are not one.
+const fn utf8_width_at(bytes: &[u8], pos: usize) -> usize {
+    // ASCII and bytes that cannot start a character are one byte.
+    let width = match bytes[pos] {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return 1,
+    };
+    if pos + width > bytes.len() {
+        return 1;
+    }
+    let (_, rest) = bytes.split_at(pos);
+    let (window, _) = rest.split_at(width);
+    if core::str::from_utf8(window).is_ok() {
+        width
+    } else {
+        1
     }
 }
 
@@ -91,16 +200,18 @@ const fn char_at(bytes: &[u8], pos: usize) -> char {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const DIGITS: &str = "expected 0-9 or A-V in either case";
         match self.kind {
             ParseErrorKind::Length { len } => {
-                write!(f, "invalid length: expected 26 bytes, found {len}")
+                let expected = self.form.length_rule();
+                write!(f, "invalid length: expected {expected}, found {len}")
             }
             ParseErrorKind::InvalidDigit { pos, ch } => {
-                write!(f, "invalid digit {ch:?} at position {pos}: {DIGITS}")
+                let (noun, rule) = self.form.char_rule(pos);
+                write!(f, "invalid {noun} {ch:?} at position {pos}: {rule}")
             }
             ParseErrorKind::InvalidByte { pos, byte } => {
-                write!(f, "invalid byte {byte:#04x} at position {pos}: {DIGITS}")
+                let (_, rule) = self.form.char_rule(pos);
+                write!(f, "invalid byte {byte:#04x} at position {pos}: {rule}")
             }
             ParseErrorKind::OutOfRange { first } => write!(
                 f,

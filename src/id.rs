@@ -2,7 +2,8 @@
 
 use core::{fmt, str::FromStr};
 
-use crate::error::{ParseError, RangeError};
+use crate::encoded::{EncodedId, EncodedText};
+use crate::error::{ParseError, RangeError, char_count};
 
 /// Unix time in milliseconds at 2020-01-01T00:00:00Z, the zero of the 44-bit timestamp.
 ///
@@ -411,9 +412,10 @@ impl Scru128Id {
     /// # Errors
     ///
     /// Returns a [`ParseError`] that says which rule failed: the length is not 26
-    /// bytes (with the length seen), a byte is not a digit `0-9A-Va-v` (with the
-    /// character and its 0-based byte position), or the first digit is above `7`, so
-    /// the value would not fit in 128 bits. Nothing is trimmed.
+    /// characters (with the length seen), a character is not a digit `0-9A-Va-v`
+    /// (with the character and its 0-based position), or the first digit is above
+    /// `7`, so the value would not fit in 128 bits. Nothing is trimmed. Lengths and
+    /// positions count characters (see [`ParseError`]).
     ///
     /// ```
     /// use scru128::Scru128Id;
@@ -425,7 +427,7 @@ impl Scru128Id {
     /// assert_eq!(X.to_string(), "00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
     ///
     /// let err = Scru128Id::try_from_str("00PGHAJ3Q9VAJ7IU6PQBHBUAK").unwrap_err();
-    /// assert_eq!(err.to_string(), "invalid length: expected 26 bytes, found 25");
+    /// assert_eq!(err.to_string(), "invalid length: expected 26 characters, found 25");
     /// let err = Scru128Id::try_from_str("00PGHAJ3Q9-AJ7IU6PQBHBUAK4").unwrap_err();
     /// assert_eq!(err.to_string(), "invalid digit '-' at position 10: expected 0-9 or A-V in either case");
     /// let err = Scru128Id::try_from_str("80000000000000000000000000").unwrap_err();
@@ -444,7 +446,8 @@ impl Scru128Id {
     /// # Errors
     ///
     /// As [`try_from_str`](Self::try_from_str); a non-ASCII byte is reported as a
-    /// byte value with its position.
+    /// byte value with its position. A length counts each UTF-8 encoded character as
+    /// one, and each byte that is not part of one.
     ///
     /// ```
     /// use scru128::Scru128Id;
@@ -468,7 +471,7 @@ impl Scru128Id {
     /// ```
     #[inline]
     pub const fn encode(&self) -> EncodedId {
-        EncodedId(encode(self.as_u128(), 7))
+        EncodedText(encode(self.as_u128(), 7))
     }
 
     /// Returns the 26-digit text in lowercase, held on the stack. It parses back to the
@@ -480,7 +483,7 @@ impl Scru128Id {
     /// ```
     #[inline]
     pub const fn encode_lower(&self) -> EncodedId {
-        EncodedId(encode(self.as_u128(), 39))
+        EncodedText(encode(self.as_u128(), 39))
     }
 
     /// Returns the canonical (uppercase) 26-digit text as a `String`: the same text as
@@ -529,7 +532,7 @@ pub(crate) fn system_time_to_unix_ms(time: std::time::SystemTime) -> Result<u64,
 // the last digit, so `to_be_bytes` gives the text order.
 
 const MASK40: u64 = (1 << 40) - 1;
-const LANES_01: u64 = 0x0101_0101_0101_0101;
+pub(crate) const LANES_01: u64 = 0x0101_0101_0101_0101;
 
 /// Spreads 40 bits into 8 lanes of 5 bits.
 #[inline]
@@ -557,7 +560,7 @@ const fn lanes_to_ascii(lanes: u64, letter_offset: u64) -> u64 {
 
 /// Per lane, bit 7 set where `lo <= byte <= hi` (bytes below 0x80 only).
 #[inline]
-const fn lanes_in_range(bytes: u64, lo: u64, hi: u64) -> u64 {
+pub(crate) const fn lanes_in_range(bytes: u64, lo: u64, hi: u64) -> u64 {
     let at_least_lo = bytes + (0x80 - lo) * LANES_01;
     let above_hi = bytes + (0x7f - hi) * LANES_01;
     at_least_lo & !above_hi & (0x80 * LANES_01)
@@ -614,7 +617,7 @@ const fn encode(value: u128, letter_offset: u64) -> [u8; 26] {
 
 /// Reads 8 bytes starting at `at` as a big-endian u64.
 #[inline]
-const fn load8(bytes: &[u8], at: usize) -> u64 {
+pub(crate) const fn load8(bytes: &[u8], at: usize) -> u64 {
     u64::from_be_bytes([
         bytes[at],
         bytes[at + 1],
@@ -631,7 +634,7 @@ const fn load8(bytes: &[u8], at: usize) -> u64 {
 #[inline]
 const fn decode(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
     if bytes.len() != 26 {
-        return Err(ParseError::length(bytes.len()));
+        return Err(find_error(bytes));
     }
     let d0 = DECODE[bytes[0] as usize];
     let d1 = DECODE[bytes[1] as usize];
@@ -659,7 +662,7 @@ fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         let Ok(bytes) = <&[u8; 26]>::try_from(bytes) else {
-            return Err(ParseError::length(bytes.len()));
+            return Err(find_error(bytes));
         };
         #[cfg(feature = "std")]
         let value = if std::is_x86_feature_detected!("avx2") {
@@ -879,9 +882,14 @@ mod sse2 {
     }
 }
 
-/// The first rule broken by 26 bytes known to be invalid (cold path).
+/// The first rule broken by bytes known to be invalid (cold path). The length counts
+/// characters: 26 characters in more bytes hold a non-ASCII one, found by the scan.
 #[cold]
 const fn find_error(bytes: &[u8]) -> ParseError {
+    let len = char_count(bytes);
+    if len != 26 {
+        return ParseError::length(len);
+    }
     let mut pos = 0;
     while pos < bytes.len() {
         let d = DECODE[bytes[pos] as usize];
@@ -894,7 +902,7 @@ const fn find_error(bytes: &[u8]) -> ParseError {
         pos += 1;
     }
     // `decode` only calls here when a rule is broken.
-    ParseError::length(bytes.len())
+    ParseError::length(len)
 }
 
 impl FromStr for Scru128Id {
@@ -990,144 +998,6 @@ impl fmt::Debug for Scru128Id {
     /// `Scru128Id(00PGHAJ3Q9VAJ7IU6PQBHBUAK4)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Scru128Id({})", self.encode())
-    }
-}
-
-/// The 26-digit text of a [`Scru128Id`], held on the stack (26 bytes, no allocation).
-///
-/// Returned by [`Scru128Id::encode`] and [`Scru128Id::encode_lower`]. It derefs to
-/// `str`, so every `&str` method works on it, and compares with `str`, `&str` and
-/// `String`.
-///
-/// ```
-/// let text = scru128::Scru128Id::MAX.encode();
-/// assert_eq!(text, "7VVVVVVVVVVVVVVVVVVVVVVVVV");
-/// assert!(text.starts_with('7'));
-/// println!("{text}");
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct EncodedId([u8; 26]);
-
-impl EncodedId {
-    /// The text as `&str`.
-    ///
-    /// ```
-    /// let text = scru128::Scru128Id::MIN.encode();
-    /// assert_eq!(text.as_str(), "00000000000000000000000000");
-    /// ```
-    #[inline]
-    pub const fn as_str(&self) -> &str {
-        // SAFETY: an `EncodedId` is only made by `encode`, whose bytes are ASCII digits
-        // and letters (`lanes_to_ascii` yields 0x30..=0x76), so they are valid UTF-8.
-        // Skipping the check saves ~90 instructions per `to_string` (benches/compare.rs,
-        // `to_string()`). Tested by `encoded_text_is_always_ascii`.
-        unsafe { core::str::from_utf8_unchecked(&self.0) }
-    }
-
-    /// The text as 26 ASCII bytes.
-    ///
-    /// ```
-    /// let text = scru128::Scru128Id::MIN.encode();
-    /// assert_eq!(text.as_bytes(), &[b'0'; 26]);
-    /// ```
-    #[inline]
-    pub const fn as_bytes(&self) -> &[u8; 26] {
-        &self.0
-    }
-}
-
-impl core::ops::Deref for EncodedId {
-    type Target = str;
-
-    #[inline]
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl AsRef<str> for EncodedId {
-    #[inline]
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl AsRef<[u8]> for EncodedId {
-    #[inline]
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl core::borrow::Borrow<str> for EncodedId {
-    #[inline]
-    fn borrow(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl fmt::Display for EncodedId {
-    #[inline]
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-impl fmt::Debug for EncodedId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl PartialEq<str> for EncodedId {
-    #[inline]
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for EncodedId {
-    #[inline]
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<EncodedId> for str {
-    #[inline]
-    fn eq(&self, other: &EncodedId) -> bool {
-        self == other.as_str()
-    }
-}
-
-impl PartialEq<EncodedId> for &str {
-    #[inline]
-    fn eq(&self, other: &EncodedId) -> bool {
-        *self == other.as_str()
-    }
-}
-
-#[cfg(feature = "alloc")]
-impl PartialEq<alloc::string::String> for EncodedId {
-    #[inline]
-    fn eq(&self, other: &alloc::string::String) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-#[cfg(feature = "alloc")]
-impl PartialEq<EncodedId> for alloc::string::String {
-    #[inline]
-    fn eq(&self, other: &EncodedId) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-#[cfg(feature = "alloc")]
-impl From<EncodedId> for alloc::string::String {
-    #[inline]
-    fn from(text: EncodedId) -> Self {
-        Self::from(text.as_str())
     }
 }
 
@@ -1300,13 +1170,19 @@ mod tests {
     fn errors_carry_kind_character_and_position() {
         let kind = |s: &str| Scru128Id::try_from_str(s).unwrap_err().kind;
         assert_eq!(kind(""), ParseErrorKind::Length { len: 0 });
+        // 26 characters in 27 bytes: the length is right, the last digit is not.
         assert_eq!(
             kind("0000000000000000000000000é"),
-            ParseErrorKind::Length { len: 27 }
+            ParseErrorKind::InvalidDigit { pos: 25, ch: 'é' }
         );
         assert_eq!(
+            kind("00000000000000000000000000é"),
+            ParseErrorKind::Length { len: 27 }
+        );
+        // 25 characters in 26 bytes: a length error, as lengths count characters.
+        assert_eq!(
             kind("000000000000000000000000é"),
-            ParseErrorKind::InvalidDigit { pos: 24, ch: 'é' }
+            ParseErrorKind::Length { len: 25 }
         );
         assert_eq!(
             kind("0000000000000000000000000W"),
@@ -1339,7 +1215,7 @@ mod tests {
         );
         // A multi-byte character is reported whole at its first byte.
         assert_eq!(
-            kind("0000000000000€0000000000"),
+            kind("0000000000000€000000000000"),
             ParseErrorKind::InvalidDigit { pos: 13, ch: '€' }
         );
     }

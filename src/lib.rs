@@ -31,7 +31,14 @@
 //! Text: 26 digits of `0123456789ABCDEFGHIJKLMNOPQRSTUV`, most significant first,
 //! written uppercase and read in either case; the first digit is `0`–`7`. This is
 //! not RFC 4648 base32. Nothing is trimmed: a string with spaces, signs or hyphens is
-//! rejected with a [`ParseError`] that says what and where.
+//! rejected with a [`ParseError`] that says what and where (lengths and positions in
+//! characters).
+//!
+//! The same 128 bits have two more text forms, written in lowercase and read in
+//! either case: 32 hex digits ([`Scru128Id::encode_hex`], [`Scru128Id::try_from_hex`];
+//! the form of the seed-era JavaScript and Rust libraries) and the 8-4-4-4-12 UUID
+//! form ([`Scru128Id::encode_uuid`], [`Scru128Id::try_from_uuid_str`]; what a database
+//! `uuid` column shows). Like the base-32 codec they work on the stack, in `const fn`s.
 //!
 //! ## Generating
 //!
@@ -147,12 +154,14 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod encoded;
 mod error;
 #[cfg(all(feature = "std", unix))]
 mod fork;
 mod generator;
 #[cfg(feature = "std")]
 mod global_gen;
+mod hex;
 mod id;
 #[cfg(all(feature = "std", unix))]
 mod process_clock;
@@ -173,13 +182,12 @@ mod fork {
 
 mod external;
 
+pub use encoded::{EncodedHex, EncodedId, EncodedText, EncodedUuid};
 pub use error::{GenerateError, ParseError, RangeError};
 pub use generator::{DEFAULT_ROLLBACK_ALLOWANCE, Scru128Generator};
 #[cfg(feature = "std")]
 pub use global_gen::{scru128, scru128_string};
-pub use id::{
-    EncodedId, MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS,
-};
+pub use id::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
 pub use sources::{Clock, RandomSource};
 
 /// Serde support: `Serialize`/`Deserialize` for [`Scru128Id`] and modules for

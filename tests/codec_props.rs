@@ -4,6 +4,8 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
+mod common;
+
 use proptest::prelude::*;
 use scru128::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
 
@@ -35,20 +37,6 @@ fn fields(id: Scru128Id) -> (u64, u32, u32, u32) {
         id.per_sec_random(),
         id.per_gen_random(),
     )
-}
-
-/// Flips the case of the letters of `text` where `mask` has a 1 bit.
-fn mix_case(text: &str, mask: u32) -> String {
-    text.chars()
-        .enumerate()
-        .map(|(i, c)| {
-            if mask >> (i % 32) & 1 == 1 {
-                c.to_ascii_lowercase()
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 proptest! {
@@ -141,7 +129,7 @@ proptest! {
     #[test]
     fn mixed_case_text_parses_to_the_same_id(value in any::<u128>(), mask in any::<u32>()) {
         let id = Scru128Id::from_u128(value);
-        let mixed = mix_case(&id.encode(), mask);
+        let mixed = common::flip_case(&id.encode(), u64::from(mask));
         prop_assert_eq!(Scru128Id::try_from_str(&mixed), Ok(id));
         prop_assert_eq!(mixed.parse::<Scru128Id>(), Ok(id));
         prop_assert_eq!(Scru128Id::try_from_ascii(mixed.as_bytes()), Ok(id));
@@ -168,23 +156,42 @@ proptest! {
     }
 
     #[test]
-    fn strings_not_26_bytes_long_fail_with_a_length_error(text in "\\PC{0,40}") {
-        prop_assume!(text.len() != 26);
+    fn strings_not_26_characters_long_fail_with_a_length_error(text in "\\PC{0,40}") {
+        let chars = text.chars().count();
+        prop_assume!(chars != 26);
         let err = Scru128Id::try_from_str(&text).unwrap_err();
         prop_assert_eq!(
             err.to_string(),
-            format!("invalid length: expected 26 bytes, found {}", text.len())
+            format!("invalid length: expected 26 characters, found {chars}")
         );
     }
 
     #[test]
-    fn digit_strings_not_26_bytes_long_fail_with_a_length_error(
+    fn digit_strings_not_26_characters_long_fail_with_a_length_error(
         text in "[0-7][0-9A-Va-v]{0,24}|[0-7][0-9A-Va-v]{26,60}",
     ) {
         let err = Scru128Id::try_from_str(&text).unwrap_err();
         prop_assert_eq!(
             err.to_string(),
-            format!("invalid length: expected 26 bytes, found {}", text.len())
+            format!("invalid length: expected 26 characters, found {}", text.len())
+        );
+    }
+
+    #[test]
+    fn a_non_ascii_character_among_26_is_reported_where_it_stands(
+        digits in "[0-7][0-9A-Va-v]{25}",
+        pos in 0..26usize,
+        ch in "[^\\x00-\\x7f]",
+    ) {
+        // 26 characters in more than 26 bytes: not a length error but the character.
+        let ch = ch.chars().next().unwrap();
+        let mut chars: Vec<char> = digits.chars().collect();
+        chars[pos] = ch;
+        let text: String = chars.into_iter().collect();
+        let err = Scru128Id::try_from_str(&text).unwrap_err();
+        prop_assert_eq!(
+            err.to_string(),
+            format!("invalid digit {ch:?} at position {pos}: expected 0-9 or A-V in either case")
         );
     }
 

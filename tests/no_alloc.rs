@@ -1,4 +1,4 @@
-//! No allocation on any generate, encode or parse path: a counting global allocator
+//! No allocation on any generate, encode or parse path (every text form): a counting global allocator
 //! watches each path after its first use (first use may set up thread-local state).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -44,6 +44,7 @@ fn generate_encode_and_parse_do_not_allocate() {
     let mut ids = [Scru128Id::MIN; 4096];
     let _ = scru128::scru128(); // sets up the thread's block and random source
     let text = g.generate().encode();
+    let (hex, uuid) = (g.generate().encode_hex(), g.generate().encode_uuid());
 
     let n = allocations_in(|| {
         for _ in 0..10_000 {
@@ -56,12 +57,20 @@ fn generate_encode_and_parse_do_not_allocate() {
         for id in ids {
             black_box(id.encode());
             black_box(id.encode_lower());
+            black_box(id.encode_hex());
+            black_box(id.encode_uuid());
         }
         for _ in 0..10_000 {
             black_box(text.parse::<Scru128Id>().ok());
             black_box(Scru128Id::try_from_str(&text).ok());
             black_box(Scru128Id::try_from_ascii(text.as_bytes()).ok());
             black_box("not an id".parse::<Scru128Id>().err());
+            black_box(Scru128Id::try_from_hex(&hex).ok());
+            black_box(Scru128Id::try_from_hex_ascii(hex.as_bytes()).ok());
+            black_box(Scru128Id::try_from_uuid_str(&uuid).ok());
+            black_box(Scru128Id::try_from_uuid_ascii(uuid.as_bytes()).ok());
+            black_box(Scru128Id::try_from_hex("not an id, é").err());
+            black_box(Scru128Id::try_from_uuid_str(&hex).err());
         }
     });
     assert_eq!(n, 0, "{n} allocations");

@@ -1,13 +1,14 @@
 //! Every rule of the text form (SPEC section 2) with the exact error message: the
-//! length seen, the character and its 0-based byte position, the non-ASCII byte from
-//! `try_from_ascii`, or the out-of-range first digit.
+//! length seen, the character and its 0-based position, the non-ASCII byte from
+//! `try_from_ascii`, or the out-of-range first digit. Lengths and positions count
+//! characters, not bytes.
 
 use scru128::{ParseError, Scru128Id};
 
 const DIGITS_MSG: &str = "expected 0-9 or A-V in either case";
 
 fn length_msg(len: usize) -> String {
-    format!("invalid length: expected 26 bytes, found {len}")
+    format!("invalid length: expected 26 characters, found {len}")
 }
 
 /// `ch_debug` is the character as `{:?}` shows it, quotes included.
@@ -119,15 +120,25 @@ fn wrong_lengths_report_the_length_seen() {
 }
 
 #[test]
-fn length_is_counted_in_bytes_not_characters() {
-    // 26 characters, 27 bytes.
+fn length_is_counted_in_characters_not_bytes() {
+    // 26 characters, 27 bytes: a length that passes, then the digit is wrong.
     let text = format!("{}é", &VALID[..25]);
     assert_eq!(text.chars().count(), 26);
-    assert_eq!(err(&text), length_msg(27));
-    // 25 characters, 26 bytes: a length that passes, then the digit is wrong.
+    assert_eq!(err(&text), digit_msg("'é'", 25));
+    // 25 characters, 26 bytes.
     let text = format!("{}é", &VALID[..24]);
     assert_eq!(text.chars().count(), 25);
-    assert_eq!(err(&text), digit_msg("'é'", 24));
+    assert_eq!(err(&text), length_msg(25));
+    // 26 four-byte characters.
+    assert_eq!(err(&"😀".repeat(26)), digit_msg("'😀'", 0));
+    assert_eq!(err(&"😀".repeat(27)), length_msg(27));
+    // In bytes, a byte that is not UTF-8 counts as one character, a UTF-8 one as one.
+    let mut bytes = VALID.as_bytes()[..24].to_vec();
+    bytes.extend_from_slice("é".as_bytes());
+    assert_eq!(err_ascii(&bytes), length_msg(25));
+    bytes.push(0xff);
+    assert_eq!(err_ascii(&bytes), byte_msg("0xc3", 24));
+    assert_eq!(err_ascii(&[0x80; 30]), length_msg(30));
 }
 
 #[test]
@@ -160,30 +171,34 @@ fn signs_prefixes_hyphens_and_underscores_are_invalid_digits() {
 }
 
 #[test]
-fn multi_byte_characters_report_the_whole_char_at_its_byte_position() {
-    // 2-byte character at the start.
-    assert_eq!(err(&format!("é{}", &VALID[2..])), digit_msg("'é'", 0));
-    // 3-byte character in the middle: byte position 13, not character position.
-    let text = format!("{}€{}", &VALID[..13], &VALID[16..]);
-    assert_eq!(text.len(), 26);
+fn multi_byte_characters_are_reported_whole_at_their_character_position() {
+    // 2-byte character at the start, in place of a digit.
+    assert_eq!(err(&format!("é{}", &VALID[1..])), digit_msg("'é'", 0));
+    // 3-byte character in the middle: position 13.
+    let text = format!("{}€{}", &VALID[..13], &VALID[14..]);
+    assert_eq!(text.chars().count(), 26);
     assert_eq!(err(&text), digit_msg("'€'", 13));
-    // 25 bytes with a multi-byte character: the length comes first.
-    let text = format!("{}€", &VALID[..22]);
+    // 25 characters with a multi-byte one: the length comes first.
+    let text = format!("{}€", &VALID[..24]);
     assert_eq!(err(&text), length_msg(25));
     // Two multi-byte characters: the first is reported.
-    let text = format!("{}é€{}", &VALID[..5], &VALID[10..]);
-    assert_eq!(text.len(), 26);
+    let text = format!("{}é€{}", &VALID[..5], &VALID[7..]);
+    assert_eq!(text.chars().count(), 26);
     assert_eq!(err(&text), digit_msg("'é'", 5));
     // 4-byte character at the end.
-    let text = format!("{}😀", &VALID[..22]);
-    assert_eq!(text.len(), 26);
-    assert_eq!(err(&text), digit_msg("'😀'", 22));
+    let text = format!("{}😀", &VALID[..25]);
+    assert_eq!(err(&text), digit_msg("'😀'", 25));
     // Full-width digits look like digits but are not ASCII.
-    let text = format!("０{}", &VALID[3..]);
+    let text = format!("０{}", &VALID[1..]);
     assert_eq!(err(&text), digit_msg("'０'", 0));
     // A combining mark is shown escaped (as `{:?}` shows it), still whole.
-    let text = format!("{}\u{301}{}", &VALID[..10], &VALID[12..]);
+    let text = format!("{}\u{301}{}", &VALID[..10], &VALID[11..]);
     assert_eq!(err(&text), digit_msg("'\\u{301}'", 10));
+    // An ASCII mistake before a multi-byte character is found first (reading order).
+    let text = format!("{}-{}é", &VALID[..3], &VALID[4..25]);
+    assert_eq!(err(&text), digit_msg("'-'", 3));
+    let text = format!("9{}é", &VALID[1..25]);
+    assert_eq!(err(&text), range_msg("'9'"));
 }
 
 #[test]
@@ -261,8 +276,8 @@ fn try_from_ascii_reports_non_ascii_bytes_as_bytes() {
     assert_eq!(err_ascii(&with_byte(0, 0x80)), byte_msg("0x80", 0));
     assert_eq!(err_ascii(&with_byte(13, 0xc3)), byte_msg("0xc3", 13));
     // UTF-8 input: the first byte of the character is reported.
-    let text = format!("{}é", &VALID[..24]);
-    assert_eq!(err_ascii(text.as_bytes()), byte_msg("0xc3", 24));
+    let text = format!("{}é", &VALID[..25]);
+    assert_eq!(err_ascii(text.as_bytes()), byte_msg("0xc3", 25));
     // ASCII bytes are reported as characters, like `try_from_str` does.
     assert_eq!(err_ascii(&with_byte(3, b'-')), digit_msg("'-'", 3));
     assert_eq!(err_ascii(&with_byte(0, b'9')), range_msg("'9'"));

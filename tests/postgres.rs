@@ -21,18 +21,6 @@ fn stored_error(err: &postgres::Error) -> Option<StoredValueError> {
     err.source()?.downcast_ref::<StoredValueError>().copied()
 }
 
-fn uuid_text(id: Scru128Id) -> String {
-    let hex = format!("{:032x}", id.as_u128());
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
-}
-
 #[test]
 fn edge_ids_round_trip_through_uuid_bytea_and_text_columns() {
     let mut db = connect();
@@ -62,7 +50,7 @@ fn edge_ids_round_trip_through_uuid_bytea_and_text_columns() {
             assert_eq!(row.get::<_, Scru128Id>(column), id, "column {column}");
         }
         // what the server holds: the same 128 bits as a uuid, 16 bytes, canonical text
-        assert_eq!(row.get::<_, String>(5), uuid_text(id));
+        assert_eq!(row.get::<_, String>(5), id.encode_uuid());
         assert_eq!(row.get::<_, i32>(6), 16);
         assert_eq!(row.get::<_, String>(2), id.to_string());
         assert!(row.get::<_, bool>(7));

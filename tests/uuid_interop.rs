@@ -1,5 +1,6 @@
 //! `From` conversions between `Scru128Id` and `uuid::Uuid` (feature `uuid`): the same
-//! 128 bits, both ways, in the same order, for edge, vector and random IDs.
+//! 128 bits, both ways, in the same order, for edge, vector and random IDs; the
+//! library's hex and UUID text forms read and write what `uuid` does.
 
 mod common;
 
@@ -44,15 +45,7 @@ fn order_is_the_same() {
 fn hyphenated_form_is_the_hex_of_the_id_in_groups() {
     for id in common::edge_ids() {
         let hex = format!("{:032x}", id.as_u128());
-        let grouped = format!(
-            "{}-{}-{}-{}-{}",
-            &hex[..8],
-            &hex[8..12],
-            &hex[12..16],
-            &hex[16..20],
-            &hex[20..]
-        );
-        assert_eq!(Uuid::from(id).to_string(), grouped);
+        assert_eq!(Uuid::from(id).to_string(), common::uuid_form(&hex));
         assert_eq!(Uuid::from(id).simple().to_string(), hex);
     }
 }
@@ -71,4 +64,26 @@ fn generated_ids_are_not_rfc_9562_uuids() {
         .map(|_| Uuid::from(g.generate()).get_version_num())
         .collect();
     assert_eq!(versions.len(), 16, "{versions:?}");
+}
+
+#[test]
+fn the_text_forms_match_the_uuid_crate() {
+    for id in common::edge_ids() {
+        let uuid = Uuid::from(id);
+        assert_eq!(id.encode_uuid(), uuid.hyphenated().to_string());
+        assert_eq!(id.encode_hex(), uuid.simple().to_string());
+        let upper = uuid
+            .hyphenated()
+            .encode_upper(&mut Uuid::encode_buffer())
+            .to_owned();
+        assert_eq!(Scru128Id::try_from_uuid_str(&upper), Ok(id));
+        let simple_upper = uuid
+            .simple()
+            .encode_upper(&mut Uuid::encode_buffer())
+            .to_owned();
+        assert_eq!(Scru128Id::try_from_hex(&simple_upper), Ok(id));
+        // And `uuid` reads what the library writes.
+        assert_eq!(Uuid::try_parse(&id.encode_uuid()), Ok(uuid));
+        assert_eq!(Uuid::try_parse_ascii(id.encode_hex().as_bytes()), Ok(uuid));
+    }
 }

@@ -13,19 +13,21 @@ use crate::time::iso_z;
 ///
 /// # Errors
 ///
-/// [`Failure::Usage`] when FROM is after TO; a write error other than a broken pipe.
+/// [`Failure::Usage`] when FROM is after TO (FROM's first millisecond after TO's last);
+/// a write error other than a broken pipe.
 pub fn run(args: &BoundsArgs) -> Result<Status, Failure> {
-    let to = args.to.unwrap_or(args.from);
-    if args.from > to {
+    // FROM's first millisecond to TO's last: a date alone covers its whole day.
+    let (from, to) = (args.from.first, args.to.unwrap_or(args.from).last);
+    if from > to {
         return Err(Failure::Usage(format!(
             "FROM ({}) is after TO ({}); give the earlier time first",
-            iso_z(args.from),
+            iso_z(from),
             iso_z(to)
         )));
     }
     // The argument parser has checked both times against the SCRU128 range.
     let (lo, hi) = match (
-        Scru128Id::try_min_at_unix_ts_ms(args.from),
+        Scru128Id::try_min_at_unix_ts_ms(from),
         Scru128Id::try_max_at_unix_ts_ms(to),
     ) {
         (Ok(lo), Ok(hi)) => (lo, hi),

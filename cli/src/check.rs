@@ -35,15 +35,17 @@
 //! After an order violation the counter and renewal rules restart from the later ID
 //! (one swap would otherwise be reported many times over).
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::time::SystemTime;
 
 use scru128::{MAX_COUNTER, MAX_TIMESTAMP, Scru128Id};
 
-use crate::args::CheckArgs;
-use crate::forms::{InputError, parse_id};
-use crate::inspect::IN_BUFFER;
+use crate::args::{CheckArgs, InputForm};
+use crate::forms::{InputError, MAX_FORM_LEN, parse_id};
+use crate::input::IN_BUFFER;
 use crate::lines::{LineReader, quote};
 use crate::output::{self, Failure, Status, report, write_failed};
 use crate::time::iso_z;
@@ -94,24 +96,28 @@ const BAL_COUNTER: usize = 8;
 /// Row index.
 const BAL_PER_SEC: usize = 9;
 
-/// Runs `check` on standard input.
+/// Runs `check` on the FILEs of `args` in order, or on standard input.
 ///
 /// # Errors
 ///
-/// A read error, or a write error other than a broken pipe.
+/// [`Failure::Usage`] when a FILE cannot be opened (before anything is read); a read
+/// error, or a write error other than a broken pipe.
 pub fn run(args: &CheckArgs) -> Result<Status, Failure> {
     let clock = (!args.no_clock).then_some(args.max_skew);
-    let mut checker = Checker::new(clock, args.show);
-    let mut lines = LineReader::with_capacity(IN_BUFFER, io::stdin().lock());
-    while let Some(line) = lines.next_line().map_err(Failure::Read)? {
-        match line.too_long {
-            Some(len) => checker.bad_line(
-                line.number,
-                line.text,
-                Some(len),
-                &InputError::TooLong { len },
-            ),
-            None => checker.line(line.number, line.text, now_ms),
+    let mut checker = Checker::new(clock, args.show, args.from);
+    let inputs = open_inputs(&args.files)?;
+    if inputs.len() > 1 {
+        checker.name_sources(inputs.iter().map(|(name, _)| name.clone()).collect());
+    }
+    for (i, (_, input)) in inputs.into_iter().enumerate() {
+        checker.source = i;
+        let mut lines = LineReader::with_capacity(IN_BUFFER, input);
+        while let Some(line) = lines.next_line().map_err(Failure::Read)? {
+            if line.too_long {
+                checker.bad_line(line.number, line.text, true, &InputError::TooLong);
+            } else {
+                checker.line(line.number, line.text, now_ms);
+            }
         }
     }
     let summary = checker.finish();
@@ -120,12 +126,58 @@ pub fn run(args: &CheckArgs) -> Result<Status, Failure> {
         .write_all(summary.table.as_bytes())
         .and_then(|()| out.flush())
         .map_err(write_failed);
-    let status = if summary.violations > 0 {
+    if let Some(why) = summary.no_id {
+        report(format_args!("scru128 check: no ID was read: {why}"));
+    }
+    let status = if summary.violations > 0 || summary.no_id.is_some() {
         Status::BadData
     } else {
         Status::Success
     };
     output::end(status, result)
+}
+
+/// An input of `check` and its name in messages.
+type Input = (String, Box<dyn Read>);
+
+/// The inputs of `check`: each FILE opened (`-` is standard input), or standard input
+/// alone; with the names used in messages.
+///
+/// # Errors
+///
+/// [`Failure::Usage`] naming the first FILE that cannot be opened or is a directory.
+fn open_inputs(files: &[OsString]) -> Result<Vec<Input>, Failure> {
+    if files.is_empty() {
+        return Ok(vec![(
+            "standard input".into(),
+            Box::new(io::stdin().lock()),
+        )]);
+    }
+    files
+        .iter()
+        .map(|file| {
+            // Escaped like the quoted input, so that no control character reaches a
+            // terminal.
+            let name: String = file.to_string_lossy().escape_debug().collect();
+            if file == "-" {
+                return Ok((name, Box::new(io::stdin().lock()) as Box<dyn Read>));
+            }
+            let opened = File::open(file).and_then(|f| {
+                if f.metadata()?.is_dir() {
+                    Err(io::Error::new(
+                        io::ErrorKind::IsADirectory,
+                        "is a directory",
+                    ))
+                } else {
+                    Ok(f)
+                }
+            });
+            match opened {
+                Ok(f) => Ok((name, Box::new(f) as Box<dyn Read>)),
+                Err(err) => Err(Failure::Usage(format!("cannot open \"{name}\": {err}"))),
+            }
+        })
+        .collect()
 }
 
 /// The system clock in Unix milliseconds (0 before 1970).
@@ -135,18 +187,18 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The last valid ID and where it was.
-struct Prev {
-    id: Scru128Id,
+/// Where a line is: the input (an index into the file names) and the line number.
+#[derive(Clone, Copy, Debug)]
+struct Loc {
+    source: usize,
     line: u64,
-    text: [u8; 36],
-    len: usize,
 }
 
-impl Prev {
-    fn text(&self) -> &[u8] {
-        &self.text[..self.len]
-    }
+/// The last valid ID, its text as given and where it was.
+struct Prev {
+    id: Scru128Id,
+    at: Loc,
+    text: Vec<u8>,
 }
 
 /// Counts of ones per bit of a field.
@@ -185,8 +237,8 @@ struct Renewal {
     /// Timestamp of the last change seen, or of the first ID (an upper bound of its
     /// unseen renewal).
     reference: u64,
-    /// Line of `reference`.
-    line: u64,
+    /// Where `reference` is.
+    at: Loc,
     /// Whether `reference` is a change seen (not just the first ID).
     seen: bool,
     /// Timestamp at which a silent renewal (an equal fresh draw) was assumed.
@@ -199,12 +251,19 @@ pub struct Summary {
     pub table: String,
     /// Number of violations.
     pub violations: u64,
+    /// Why no ID was read, if none was: an input without any ID fails.
+    pub no_id: Option<&'static str>,
 }
 
 /// The state of a check run over a stream.
 pub struct Checker {
     max_skew: Option<u64>,
     show: u64,
+    form: InputForm,
+    /// Names of the inputs when there are several (messages then name them).
+    sources: Vec<String>,
+    /// The input being read: an index into `sources`.
+    pub source: usize,
     checked: [u64; ROWS],
     failed: [u64; ROWS],
     violations: u64,
@@ -219,11 +278,15 @@ pub struct Checker {
 
 impl Checker {
     /// A checker that compares timestamps with the clock within `max_skew` ms (none:
-    /// no clock check) and quotes the first `show` violations on standard error.
-    pub fn new(max_skew: Option<u64>, show: u64) -> Self {
+    /// no clock check), reads IDs in `form` and quotes the first `show` violations on
+    /// standard error.
+    pub fn new(max_skew: Option<u64>, show: u64, form: InputForm) -> Self {
         Self {
             max_skew,
             show,
+            form,
+            sources: Vec::new(),
+            source: 0,
             checked: [0; ROWS],
             failed: [0; ROWS],
             violations: 0,
@@ -237,14 +300,37 @@ impl Checker {
         }
     }
 
+    /// Names the inputs, when there are several, for the messages.
+    pub fn name_sources(&mut self, names: Vec<String>) {
+        self.sources = names;
+    }
+
+    /// Line `number` of the input being read.
+    fn here(&self, number: u64) -> Loc {
+        Loc {
+            source: self.source,
+            line: number,
+        }
+    }
+
+    /// `at` for a message: `line 5`, or `line 5 of ids.txt` when there are several
+    /// inputs.
+    fn place(&self, at: Loc) -> String {
+        match self.sources.get(at.source) {
+            Some(name) => format!("line {} of {name}", at.line),
+            None => format!("line {}", at.line),
+        }
+    }
+
     /// Counts a violation of `row` and quotes it if fewer than `show` were quoted.
-    fn violation(&mut self, row: usize, line: Option<u64>, detail: std::fmt::Arguments<'_>) {
+    fn violation(&mut self, row: usize, at: Option<Loc>, detail: std::fmt::Arguments<'_>) {
         self.failed[row] += 1;
         self.violations += 1;
         if self.violations <= self.show {
-            match line {
-                Some(n) => report(format_args!(
-                    "scru128 check: line {n}: {}: {detail}",
+            match at {
+                Some(at) => report(format_args!(
+                    "scru128 check: {}: {}: {detail}",
+                    self.place(at),
                     NAMES[row]
                 )),
                 None => report(format_args!("scru128 check: {}: {detail}", NAMES[row])),
@@ -252,18 +338,22 @@ impl Checker {
         }
     }
 
-    /// A line that is not an ID.
-    pub fn bad_line(&mut self, number: u64, text: &[u8], full_len: Option<u64>, err: &InputError) {
+    /// A line that is not an ID; `too_long` when it is longer than the reader keeps.
+    pub fn bad_line(&mut self, number: u64, text: &[u8], too_long: bool, err: &InputError) {
         self.checked[PARSE] += 1;
-        let quoted = quote(text, full_len);
-        self.violation(PARSE, Some(number), format_args!("{quoted}: {err}"));
+        let quoted = quote(text, too_long);
+        self.violation(
+            PARSE,
+            Some(self.here(number)),
+            format_args!("{quoted}: {err}"),
+        );
     }
 
     /// Checks one line; `now` reads the clock.
     pub fn line(&mut self, number: u64, text: &[u8], now: impl Fn() -> u64) {
-        let id = match parse_id(text) {
+        let id = match parse_id(text, self.form) {
             Ok(id) => id,
-            Err(err) => return self.bad_line(number, text, None, &err),
+            Err(err) => return self.bad_line(number, text, false, &err),
         };
         self.checked[PARSE] += 1;
         self.ids += 1;
@@ -273,7 +363,7 @@ impl Checker {
         if ts == 0 || ts == MAX_TIMESTAMP {
             self.violation(
                 RESERVED,
-                Some(number),
+                Some(self.here(number)),
                 format_args!("timestamp {ts} is reserved"),
             );
         }
@@ -289,7 +379,7 @@ impl Checker {
                 };
                 self.violation(
                     CLOCK,
-                    Some(number),
+                    Some(self.here(number)),
                     format_args!(
                         "timestamp {} is {dist} ms {dir} the clock (--max-skew {skew}; --no-clock for saved streams)",
                         iso_z(unix)
@@ -300,28 +390,31 @@ impl Checker {
 
         self.per_gen.add(id.per_gen_random());
 
-        match self.prev.take() {
+        let mut saved = match self.prev.take() {
             None => {
                 // The first ID: its per_sec_random is a fresh draw (made at some renewal),
                 // its counter may be mid-run.
                 self.per_sec.add(id.per_sec_random());
                 self.renewal = Some(Renewal {
                     reference: ts,
-                    line: number,
+                    at: self.here(number),
                     seen: false,
                     silent: None,
                 });
+                Vec::with_capacity(MAX_FORM_LEN)
             }
-            Some(prev) => self.pair(&prev, &id, number, text),
-        }
-        let mut saved = [0u8; 36];
-        let len = text.len().min(36);
-        saved[..len].copy_from_slice(&text[..len]);
+            Some(prev) => {
+                self.pair(&prev, &id, number, text);
+                prev.text
+            }
+        };
+        // The buffer is reused, so this allocates only for a longer line than before.
+        saved.clear();
+        saved.extend_from_slice(text);
         self.prev = Some(Prev {
             id,
-            line: number,
+            at: self.here(number),
             text: saved,
-            len,
         });
     }
 
@@ -329,35 +422,35 @@ impl Checker {
     fn pair(&mut self, prev: &Prev, id: &Scru128Id, number: u64, text: &[u8]) {
         let (ts, prev_ts) = (id.timestamp(), prev.id.timestamp());
         self.checked[ORDER_TEXT] += 1;
-        if text <= prev.text() {
-            let (q, pq) = (quote(text, None), quote(prev.text(), None));
+        if text <= prev.text.as_slice() {
+            let (q, pq) = (quote(text, false), quote(&prev.text, false));
             self.violation(
                 ORDER_TEXT,
-                Some(number),
-                format_args!("{q} does not sort after {pq} of line {}", prev.line),
+                Some(self.here(number)),
+                format_args!("{q} does not sort after {pq} of {}", self.place(prev.at)),
             );
         }
         self.checked[ORDER_INT] += 1;
         if *id <= prev.id {
-            let q = quote(text, None);
+            let q = quote(text, false);
             if *id == prev.id {
                 self.violation(
                     ORDER_INT,
-                    Some(number),
-                    format_args!("{q} repeats the ID of line {}", prev.line),
+                    Some(self.here(number)),
+                    format_args!("{q} repeats the ID of {}", self.place(prev.at)),
                 );
             } else {
-                let pq = quote(prev.text(), None);
+                let pq = quote(&prev.text, false);
                 self.violation(
                     ORDER_INT,
-                    Some(number),
-                    format_args!("{q} is smaller than {pq} of line {}", prev.line),
+                    Some(self.here(number)),
+                    format_args!("{q} is smaller than {pq} of {}", self.place(prev.at)),
                 );
             }
             // Restart the per-timestamp rules from this ID.
             self.renewal = Some(Renewal {
                 reference: ts,
-                line: number,
+                at: self.here(number),
                 seen: false,
                 silent: None,
             });
@@ -370,16 +463,19 @@ impl Checker {
             if pc == MAX_COUNTER {
                 self.violation(
                     COUNTER,
-                    Some(number),
-                    format_args!("the counter passed 2^28-1 at line {} without moving to the next millisecond", prev.line),
+                    Some(self.here(number)),
+                    format_args!(
+                        "the counter passed 2^28-1 at {} without moving to the next millisecond",
+                        self.place(prev.at)
+                    ),
                 );
             } else if c != pc + 1 {
                 self.violation(
                     COUNTER,
-                    Some(number),
+                    Some(self.here(number)),
                     format_args!(
-                        "counter {c} follows {pc} of line {} at the same timestamp (expected {})",
-                        prev.line,
+                        "counter {c} follows {pc} of {} at the same timestamp (expected {})",
+                        self.place(prev.at),
                         pc + 1
                     ),
                 );
@@ -405,16 +501,16 @@ impl Checker {
                 Some(silent) if ts >= silent + RENEWAL_MS => {
                     self.violation(
                         RENEWAL,
-                        Some(number),
+                        Some(self.here(number)),
                         format_args!(
-                            "per_sec_random unchanged for {} ms since line {} (renewal due every {RENEWAL_MS} ms)",
+                            "per_sec_random unchanged for {} ms since {} (renewal due every {RENEWAL_MS} ms)",
                             ts - renewal.reference,
-                            renewal.line
+                            self.place(renewal.at)
                         ),
                     );
                     renewal = Renewal {
                         reference: ts,
-                        line: number,
+                        at: self.here(number),
                         seen: false,
                         silent: None,
                     };
@@ -427,26 +523,26 @@ impl Checker {
             if ts == prev_ts {
                 self.violation(
                     RENEWAL,
-                    Some(number),
+                    Some(self.here(number)),
                     format_args!(
-                        "per_sec_random changed at the timestamp of line {}",
-                        prev.line
+                        "per_sec_random changed at the timestamp of {}",
+                        self.place(prev.at)
                     ),
                 );
             } else if renewal.seen && ts - renewal.reference < RENEWAL_MS {
                 self.violation(
                     RENEWAL,
-                    Some(number),
+                    Some(self.here(number)),
                     format_args!(
-                        "per_sec_random renewed {} ms after its change at line {} (needs {RENEWAL_MS} ms)",
+                        "per_sec_random renewed {} ms after its change at {} (needs {RENEWAL_MS} ms)",
                         ts - renewal.reference,
-                        renewal.line
+                        self.place(renewal.at)
                     ),
                 );
             }
             renewal = Renewal {
                 reference: ts,
-                line: number,
+                at: self.here(number),
                 seen: true,
                 silent: None,
             };
@@ -482,15 +578,24 @@ impl Checker {
             None => "skipped (--no-clock)".into(),
             Some(skew) => format!("within {skew} ms"),
         };
-        notes[RENEWAL] = format!("{} changes seen", self.renewals_seen);
+        notes[RENEWAL] = match self.renewals_seen {
+            1 => "1 change seen".into(),
+            n => format!("{n} changes seen"),
+        };
+        let no_id = (self.ids == 0).then_some(if self.checked[PARSE] == 0 {
+            "the input is empty"
+        } else {
+            "no line is an ID"
+        });
         Summary {
-            table: self.table(&notes),
+            table: self.table(&notes, no_id.is_some()),
             violations: self.violations,
+            no_id,
         }
     }
 
-    /// The summary table, with a note per row.
-    fn table(&self, notes: &[String; ROWS]) -> String {
+    /// The summary table, with a note per row; `no_id` when no ID was read.
+    fn table(&self, notes: &[String; ROWS], no_id: bool) -> String {
         let mut table = format!("{:<42} {:>12}  result\n", "check", "count");
         for row in 0..ROWS {
             let not_judged =
@@ -522,13 +627,25 @@ impl Checker {
                 violations(self.violations - self.show)
             );
         }
-        let verdict = if self.violations == 0 { "pass" } else { "FAIL" };
-        let _ = writeln!(
-            table,
-            "result: {verdict} ({} IDs, {})",
-            self.ids,
-            violations(self.violations)
-        );
+        let verdict = if self.violations == 0 && !no_id {
+            "pass"
+        } else {
+            "FAIL"
+        };
+        let ids = match self.ids {
+            0 => "no ID was read".into(),
+            1 => "1 ID".into(),
+            n => format!("{n} IDs"),
+        };
+        if no_id && self.violations == 0 {
+            let _ = writeln!(table, "result: {verdict} ({ids})");
+        } else {
+            let _ = writeln!(
+                table,
+                "result: {verdict} ({ids}, {})",
+                violations(self.violations)
+            );
+        }
         table
     }
 }
@@ -587,7 +704,7 @@ mod tests {
 
     /// Runs a checker without clock over IDs given as fields.
     fn run_ids(ids: &[Scru128Id]) -> Checker {
-        let mut c = Checker::new(None, 0);
+        let mut c = Checker::new(None, 0, InputForm::Auto);
         for (i, id) in ids.iter().enumerate() {
             c.line(i as u64 + 1, id.encode().as_bytes(), || 0);
         }

@@ -1,46 +1,56 @@
-//! The text forms of an ID: reading the forms `inspect` and `check` accept, and
-//! writing the forms of `--format`.
+//! The text forms of an ID: reading the forms `inspect`, `convert` and `check` accept,
+//! and writing the forms of `--format`. The base-32, hex and UUID forms are the
+//! library's codec; the decimal form is the integer value.
 
 use std::fmt;
 
 use scru128::{ParseError, Scru128Id};
 
-use crate::args::Format;
+use crate::args::{Format, InputForm};
+use crate::lines::{MAX_LINE, char_count};
 
 /// Why an input is not an ID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputError {
-    /// The library's reason why a 26-byte text is not an ID.
+    /// The library's reason why a text of one form is not an ID.
     Parse(ParseError),
     /// The library's reason for a length that no accepted form has.
     Length(ParseError),
-    /// A byte of the 32-digit hex form that is not a hex digit.
-    Hex {
-        /// 0-based byte position.
+    /// A character that is not a decimal digit, where only the decimal form is read.
+    NotDecimal {
+        /// 0-based position in characters.
         pos: usize,
-        /// The offending byte.
-        byte: u8,
+        /// The character or, in input that is not UTF-8, the byte.
+        found: Found,
     },
-    /// A byte of the 36-byte UUID form that is out of place.
-    Uuid {
-        /// 0-based byte position.
-        pos: usize,
-        /// The offending byte.
-        byte: u8,
-    },
+    /// Empty input, where only the decimal form is read.
+    NoDigits,
+    /// Decimal digits whose value is above 2^128 - 1.
+    DecimalTooLarge,
     /// A line longer than the line reader keeps.
-    TooLong {
-        /// Its length in bytes.
-        len: u64,
-    },
+    TooLong,
 }
 
-/// Writes a byte for a message: ASCII as a quoted character, others as hex.
-fn describe_byte(f: &mut fmt::Formatter<'_>, byte: u8) -> fmt::Result {
-    if byte.is_ascii() {
-        write!(f, "{:?}", char::from(byte))
-    } else {
-        write!(f, "byte {byte:#04x}")
+/// An offending character of the input, or a byte where the input is not UTF-8.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A character.
+    Char(char),
+    /// A byte that is not part of a UTF-8 character.
+    Byte(u8),
+}
+
+impl Found {
+    /// What starts `bytes` (not empty).
+    fn first_of(bytes: &[u8]) -> Self {
+        match bytes
+            .utf8_chunks()
+            .next()
+            .and_then(|c| c.valid().chars().next())
+        {
+            Some(ch) => Self::Char(ch),
+            None => Self::Byte(bytes[0]),
+        }
     }
 }
 
@@ -48,104 +58,149 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::Parse(err) => write!(f, "{err}"),
-            Self::Length(err) => {
-                write!(
-                    f,
-                    "{err} (32 hex digits or a 36-byte UUID are also accepted)"
-                )
-            }
-            Self::Hex { pos, byte } => {
-                f.write_str("invalid hex digit ")?;
-                describe_byte(f, byte)?;
-                write!(f, " at position {pos} of a 32-digit hex ID")
-            }
-            Self::Uuid { pos, byte } => {
-                f.write_str("invalid UUID form: ")?;
-                describe_byte(f, byte)?;
-                if matches!(pos, 8 | 13 | 18 | 23) {
-                    write!(f, " at position {pos}, expected '-'")
-                } else {
-                    write!(f, " at position {pos}, expected a hex digit")
-                }
-            }
-            Self::TooLong { len } => write!(
+            Self::Length(err) => write!(
                 f,
-                "line too long: {len} bytes, more than the {} kept",
-                crate::lines::MAX_LINE
+                "{err} (32 hex digits, the 36-character UUID form and decimal integers are also accepted)"
             ),
+            Self::NotDecimal { pos, found } => match found {
+                Found::Char(ch) => write!(
+                    f,
+                    "invalid decimal digit {ch:?} at position {pos}: expected 0-9"
+                ),
+                Found::Byte(byte) => {
+                    write!(
+                        f,
+                        "invalid byte {byte:#04x} at position {pos}: expected 0-9"
+                    )
+                }
+            },
+            Self::NoDigits => f.write_str("empty input: expected decimal digits"),
+            Self::DecimalTooLarge => write!(
+                f,
+                "decimal integer out of range: above 2^128-1 ({})",
+                u128::MAX
+            ),
+            Self::TooLong => write!(f, "line too long: more than {MAX_LINE} characters"),
         }
     }
 }
 
 impl std::error::Error for InputError {}
 
-/// Value of a hex digit (either case), or `None`.
+/// A form that an input is read in.
+#[derive(Clone, Copy)]
+enum Form {
+    Base32,
+    Hex,
+    Uuid,
+    Decimal,
+    /// No form has the length (auto mode): a length error.
+    Unknown,
+}
+
+/// The form of an input of `chars` characters in auto mode.
 #[inline]
-fn hex_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'0'..=b'9' => Some(byte - b'0'),
-        b'a'..=b'f' => Some(byte - b'a' + 10),
-        b'A'..=b'F' => Some(byte - b'A' + 10),
-        _ => None,
+fn auto_form(bytes: &[u8], chars: usize) -> Form {
+    match chars {
+        26 => Form::Base32,
+        32 => Form::Hex,
+        _ if is_decimal(bytes) => Form::Decimal,
+        36 => Form::Uuid,
+        _ => Form::Unknown,
     }
 }
 
-/// Parses hex digits at `positions` of `bytes` into a 128-bit value.
-fn parse_hex(
-    bytes: &[u8],
-    positions: impl Iterator<Item = usize>,
-    err: impl Fn(usize, u8) -> InputError,
-) -> Result<u128, InputError> {
-    let mut value = 0u128;
-    for pos in positions {
-        let byte = bytes[pos];
-        let digit = hex_value(byte).ok_or_else(|| err(pos, byte))?;
-        value = (value << 4) | u128::from(digit);
+/// Reads `bytes` in `form` with the library's parsers for bytes.
+#[inline]
+fn read_ascii(bytes: &[u8], form: Form) -> Result<Scru128Id, InputError> {
+    match form {
+        Form::Base32 => Scru128Id::try_from_ascii(bytes).map_err(InputError::Parse),
+        Form::Hex => Scru128Id::try_from_hex_ascii(bytes).map_err(InputError::Parse),
+        Form::Uuid => Scru128Id::try_from_uuid_ascii(bytes).map_err(InputError::Parse),
+        Form::Decimal => parse_decimal(bytes),
+        Form::Unknown => Err(InputError::Length(
+            Scru128Id::try_from_ascii(bytes).unwrap_err(),
+        )),
     }
-    Ok(value)
 }
 
-/// Parses an ID in one of the accepted forms, told apart by length:
-/// 26 bytes: canonical text in either case (the library's rules);
-/// 32 bytes: the 128 bits as hex digits, either case;
-/// 36 bytes: UUID form 8-4-4-4-12 of hex digits, either case (version and variant
-/// bits are not checked: a SCRU128 ID is no RFC 9562 UUID).
+/// Reads UTF-8 `text` in `form` with the library's parsers for text, which name a
+/// bad character whole.
+fn read_text(text: &str, form: Form) -> Result<Scru128Id, InputError> {
+    match form {
+        Form::Base32 => text.parse().map_err(InputError::Parse),
+        Form::Hex => Scru128Id::try_from_hex(text).map_err(InputError::Parse),
+        Form::Uuid => Scru128Id::try_from_uuid_str(text).map_err(InputError::Parse),
+        Form::Decimal => parse_decimal(text.as_bytes()),
+        Form::Unknown => Err(InputError::Length(text.parse::<Scru128Id>().unwrap_err())),
+    }
+}
+
+/// Whether `bytes` are decimal digits only (at least one).
+fn is_decimal(bytes: &[u8]) -> bool {
+    !bytes.is_empty() && bytes.iter().all(u8::is_ascii_digit)
+}
+
+/// The value of decimal digits, or `None` above 2^128 - 1.
+fn decimal(digits: &[u8]) -> Option<u128> {
+    digits.iter().try_fold(0u128, |value, &d| {
+        value.checked_mul(10)?.checked_add(u128::from(d - b'0'))
+    })
+}
+
+/// Parses an ID in the accepted forms, told apart by length in characters:
+/// - 26: canonical text in either case;
+/// - 32: the 128 bits as hex digits, either case;
+/// - 36: UUID form 8-4-4-4-12 of hex digits, either case (version and variant bits
+///   are not checked: a SCRU128 ID is no RFC 9562 UUID);
+/// - any other length of decimal digits only: the 128-bit value (as `--format int`
+///   writes it). Decimal digits of length 26 or 32 are read as the canonical or the
+///   hex form; as integers they would be IDs of the first hours of 2020 (see
+///   [`InputForm::Int`] to read them as integers).
+///
+/// With a `form` other than [`InputForm::Auto`], only that form is read.
 ///
 /// # Errors
 ///
-/// An [`InputError`] saying which byte or length is wrong.
-pub fn parse_id(bytes: &[u8]) -> Result<Scru128Id, InputError> {
-    match bytes.len() {
-        32 => parse_hex(bytes, 0..32, |pos, byte| InputError::Hex { pos, byte })
-            .map(Scru128Id::from_u128),
-        36 => {
-            for pos in [8, 13, 18, 23] {
-                if bytes[pos] != b'-' {
-                    return Err(InputError::Uuid {
-                        pos,
-                        byte: bytes[pos],
-                    });
-                }
-            }
-            let digits = (0..36).filter(|p| !matches!(p, 8 | 13 | 18 | 23));
-            parse_hex(bytes, digits, |pos, byte| InputError::Uuid { pos, byte })
-                .map(Scru128Id::from_u128)
-        }
-        26 => Scru128Id::try_from_ascii(bytes).map_err(InputError::Parse),
-        _ => Scru128Id::try_from_ascii(bytes).map_err(InputError::Length),
+/// An [`InputError`] saying which character or length is wrong.
+pub fn parse_id(bytes: &[u8], form: InputForm) -> Result<Scru128Id, InputError> {
+    let named = match form {
+        InputForm::Auto => None,
+        InputForm::Canonical => Some(Form::Base32),
+        InputForm::Hex => Some(Form::Hex),
+        InputForm::Uuid => Some(Form::Uuid),
+        InputForm::Int => Some(Form::Decimal),
+    };
+    // Taken as ASCII first, whose characters are its bytes: the common case costs
+    // no counting. Only input that fails and is not ASCII is read again by
+    // characters, as UTF-8 text where it is.
+    let result = read_ascii(
+        bytes,
+        named.unwrap_or_else(|| auto_form(bytes, bytes.len())),
+    );
+    if result.is_ok() || bytes.is_ascii() {
+        return result;
+    }
+    let form = named.unwrap_or_else(|| auto_form(bytes, char_count(bytes)));
+    match std::str::from_utf8(bytes) {
+        Ok(text) => read_text(text, form),
+        Err(_) => read_ascii(bytes, form),
     }
 }
 
-/// Lowercase hex digits.
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// Writes the 16 bytes of `id` as 32 lowercase hex digits into `out`.
-#[inline]
-fn write_hex32(id: &Scru128Id, out: &mut [u8; 32]) {
-    for (pair, byte) in out.chunks_exact_mut(2).zip(id.as_bytes()) {
-        pair[0] = HEX[usize::from(byte >> 4)];
-        pair[1] = HEX[usize::from(byte & 15)];
+/// Parses the decimal form.
+fn parse_decimal(bytes: &[u8]) -> Result<Scru128Id, InputError> {
+    // Every byte before the first non-digit is a digit: its index is its position.
+    if let Some(pos) = bytes.iter().position(|b| !b.is_ascii_digit()) {
+        let found = Found::first_of(&bytes[pos..]);
+        return Err(InputError::NotDecimal { pos, found });
     }
+    if bytes.is_empty() {
+        return Err(InputError::NoDigits);
+    }
+    decimal(bytes)
+        .map(Scru128Id::from_u128)
+        .ok_or(InputError::DecimalTooLarge)
 }
 
 /// Longest text [`write_id`] writes: 39 decimal digits of a u128.
@@ -164,15 +219,11 @@ pub fn write_id(id: &Scru128Id, format: Format, out: &mut [u8; MAX_FORM_LEN + 1]
             26
         }
         Format::Hex => {
-            let mut hex = [0u8; 32];
-            write_hex32(id, &mut hex);
-            out[..32].copy_from_slice(&hex);
+            out[..32].copy_from_slice(id.encode_hex().as_bytes());
             32
         }
         Format::Uuid => {
-            let mut uuid = [0u8; 36];
-            write_uuid(id, &mut uuid);
-            out[..36].copy_from_slice(&uuid);
+            out[..36].copy_from_slice(id.encode_uuid().as_bytes());
             36
         }
         Format::Int => {
@@ -184,35 +235,19 @@ pub fn write_id(id: &Scru128Id, format: Format, out: &mut [u8; MAX_FORM_LEN + 1]
     }
 }
 
-/// Writes the 36-byte UUID form (8-4-4-4-12) of `id`.
-#[inline]
-fn write_uuid(id: &Scru128Id, out: &mut [u8; 36]) {
-    let mut hex = [0u8; 32];
-    write_hex32(id, &mut hex);
-    out[..8].copy_from_slice(&hex[..8]);
-    out[8] = b'-';
-    out[9..13].copy_from_slice(&hex[8..12]);
-    out[13] = b'-';
-    out[14..18].copy_from_slice(&hex[12..16]);
-    out[18] = b'-';
-    out[19..23].copy_from_slice(&hex[16..20]);
-    out[23] = b'-';
-    out[24..].copy_from_slice(&hex[20..]);
-}
-
 /// Appends `ids` to `block`, each as `W` bytes written by `write` and a newline.
 /// The line width is known at compile time, so every copy is a few moves.
 #[inline]
 fn fixed_lines<const W: usize>(
     ids: &[Scru128Id],
     block: &mut Vec<u8>,
-    write: impl Fn(&Scru128Id, &mut [u8; W]),
+    write: impl Fn(&Scru128Id) -> [u8; W],
 ) {
     let start = block.len();
     block.resize(start + ids.len() * (W + 1), b'\n');
     for (line, id) in block[start..].chunks_exact_mut(W + 1).zip(ids) {
         if let Some(text) = line.first_chunk_mut::<W>() {
-            write(id, text);
+            *text = write(id);
         }
     }
 }
@@ -220,14 +255,10 @@ fn fixed_lines<const W: usize>(
 /// Appends `ids` to `block` in `format`, one per line: the fast path of `generate`.
 pub fn write_lines(ids: &[Scru128Id], format: Format, block: &mut Vec<u8>) {
     match format {
-        Format::Canonical => {
-            fixed_lines::<26>(ids, block, |id, out| *out = *id.encode().as_bytes());
-        }
-        Format::Lower => {
-            fixed_lines::<26>(ids, block, |id, out| *out = *id.encode_lower().as_bytes());
-        }
-        Format::Hex => fixed_lines::<32>(ids, block, write_hex32),
-        Format::Uuid => fixed_lines::<36>(ids, block, write_uuid),
+        Format::Canonical => fixed_lines(ids, block, |id| *id.encode().as_bytes()),
+        Format::Lower => fixed_lines(ids, block, |id| *id.encode_lower().as_bytes()),
+        Format::Hex => fixed_lines(ids, block, |id| *id.encode_hex().as_bytes()),
+        Format::Uuid => fixed_lines(ids, block, |id| *id.encode_uuid().as_bytes()),
         Format::Int => {
             let mut fmt = itoa::Buffer::new();
             for id in ids {
@@ -251,6 +282,10 @@ mod tests {
         String::from_utf8_lossy(&buf[..len]).into_owned()
     }
 
+    fn auto(text: &[u8]) -> Result<Scru128Id, InputError> {
+        parse_id(text, InputForm::Auto)
+    }
+
     #[test]
     fn parses_every_form() {
         let id = Scru128Id::from_u128(X);
@@ -261,31 +296,100 @@ mod tests {
             "00CC22A98F49FAA67978D9D2E2BF2A84",
             "00cc22a9-8f49-faa6-7978-d9d2e2bf2a84",
             "00CC22A9-8F49-FAA6-7978-D9D2E2BF2A84",
+            "1059931594972885555505120546683562628",
+            "0001059931594972885555505120546683562628",
         ] {
-            assert_eq!(parse_id(text.as_bytes()), Ok(id), "{text}");
+            assert_eq!(auto(text.as_bytes()), Ok(id), "{text}");
         }
+        assert_eq!(X.to_string(), "1059931594972885555505120546683562628");
+        assert_eq!(auto(b"0"), Ok(Scru128Id::MIN));
+        assert_eq!(auto(u128::MAX.to_string().as_bytes()), Ok(Scru128Id::MAX));
+        // 36 decimal digits are an integer, not a UUID.
+        let digits36 = "1".repeat(36);
+        assert_eq!(
+            auto(digits36.as_bytes()),
+            Ok(Scru128Id::from_u128(digits36.parse().unwrap()))
+        );
+        // 26 and 32 digits are the canonical and the hex form, unless told otherwise.
+        let digits32 = "12345678901234567890123456789012";
+        assert_eq!(
+            auto(digits32.as_bytes()),
+            Ok(Scru128Id::from_u128(
+                u128::from_str_radix(digits32, 16).unwrap()
+            ))
+        );
+        assert_eq!(
+            parse_id(digits32.as_bytes(), InputForm::Int),
+            Ok(Scru128Id::from_u128(digits32.parse().unwrap()))
+        );
+    }
+
+    #[test]
+    fn a_named_form_reads_only_that_form() {
+        let hex = b"00cc22a98f49faa67978d9d2e2bf2a84";
+        assert_eq!(parse_id(hex, InputForm::Hex), Ok(Scru128Id::from_u128(X)));
+        assert!(matches!(
+            parse_id(hex, InputForm::Uuid),
+            Err(InputError::Parse(_))
+        ));
+        assert!(parse_id(hex, InputForm::Canonical).is_err());
+        assert_eq!(
+            parse_id(hex, InputForm::Int),
+            Err(InputError::NotDecimal {
+                pos: 2,
+                found: Found::Char('c')
+            })
+        );
     }
 
     #[test]
     fn says_what_is_wrong() {
-        let msg = |s: &[u8]| parse_id(s).unwrap_err().to_string();
+        let msg = |s: &[u8]| auto(s).unwrap_err().to_string();
         assert_eq!(
             msg(b"abc"),
-            "invalid length: expected 26 bytes, found 3 (32 hex digits or a 36-byte UUID are also accepted)"
+            "invalid length: expected 26 characters, found 3 (32 hex digits, the \
+             36-character UUID form and decimal integers are also accepted)"
         );
         assert_eq!(
             msg(b"00cc22a98f49faa67978d9d2e2bf2a8g"),
-            "invalid hex digit 'g' at position 31 of a 32-digit hex ID"
+            "invalid hex digit 'g' at position 31: expected 0-9 or a-f in either case"
         );
         assert_eq!(
             msg(b"00cc22a9_8f49-faa6-7978-d9d2e2bf2a84"),
-            "invalid UUID form: '_' at position 8, expected '-'"
+            "invalid character '_' at position 8: expected '-' (UUID form 8-4-4-4-12)"
         );
         assert_eq!(
             msg(b"00cc22a9-8f49-faa6-7978-d9d2e2bf2a8\xff"),
-            "invalid UUID form: byte 0xff at position 35, expected a hex digit"
+            "invalid byte 0xff at position 35: expected 0-9 or a-f in either case"
+        );
+        // A UTF-8 character is named whole, at its position in characters.
+        assert_eq!(
+            msg("00cc22a98f49faa67978d9d2e2bf2a8é".as_bytes()),
+            "invalid hex digit 'é' at position 31: expected 0-9 or a-f in either case"
         );
         assert!(msg(b"80000000000000000000000000").starts_with("out of range"));
+        assert_eq!(
+            msg(b"340282366920938463463374607431768211456"),
+            "decimal integer out of range: above 2^128-1 (340282366920938463463374607431768211455)"
+        );
+        let int = |s: &[u8]| parse_id(s, InputForm::Int).unwrap_err().to_string();
+        assert_eq!(
+            int(b"12a"),
+            "invalid decimal digit 'a' at position 2: expected 0-9"
+        );
+        assert_eq!(
+            int("12é".as_bytes()),
+            "invalid decimal digit 'é' at position 2: expected 0-9"
+        );
+        assert_eq!(
+            int(b"1\xff"),
+            "invalid byte 0xff at position 1: expected 0-9"
+        );
+        assert_eq!(
+            int(b"-1"),
+            "invalid decimal digit '-' at position 0: expected 0-9"
+        );
+        assert_eq!(int(b""), "empty input: expected decimal digits");
     }
 
     #[test]
@@ -317,9 +421,7 @@ mod tests {
             Format::Int,
         ] {
             let text = id_string(&id, format);
-            if format != Format::Int {
-                assert_eq!(parse_id(text.as_bytes()), Ok(id));
-            }
+            assert_eq!(auto(text.as_bytes()), Ok(id));
             let mut block = Vec::new();
             write_lines(&[id, Scru128Id::MAX], format, &mut block);
             let max = id_string(&Scru128Id::MAX, format);

@@ -9,22 +9,19 @@
 //!   then 1 (Python warns without a line number and exits 0).
 //! - Only one trailing `\r` is dropped and empty lines are skipped; other whitespace
 //!   is not trimmed (Python strips it) but reported, as the library trims nothing.
-//! - The 32-digit hex and UUID forms are accepted too (`input` shows them as given).
+//! - The 32-digit hex, UUID and decimal forms are accepted too (`input` shows them as
+//!   given).
 //! - `timestampIso` is exact for every timestamp; Python's float arithmetic can make
 //!   it 1 ms early for times after about 2242.
 
-use std::io::{self, Read, Write};
+use std::io::Write;
 
 use scru128::{Scru128Id, TIMESTAMP_BIAS};
 
 use crate::args::InspectArgs;
-use crate::forms::{InputError, parse_id};
-use crate::lines::{LineReader, quote};
-use crate::output::{self, Failure, Status, report, write_failed};
+use crate::input;
+use crate::output::{Failure, Status, write_failed};
 use crate::time::{ISO_LEN, write_iso};
-
-/// Size of the read buffer in front of standard input.
-pub const IN_BUFFER: usize = 64 * 1024;
 
 /// Runs `inspect`.
 ///
@@ -32,89 +29,10 @@ pub const IN_BUFFER: usize = 64 * 1024;
 ///
 /// A read error, or a write error other than a broken pipe.
 pub fn run(args: &InspectArgs) -> Result<Status, Failure> {
-    let mut out = output::stdout();
-    let mut bad = 0u64;
     let mut json = Json::new(args.pretty);
-    let result = if args.ids.is_empty() {
-        let stdin = LineReader::with_capacity(IN_BUFFER, io::stdin().lock());
-        from_lines(stdin, &mut json, &mut out, &mut bad)
-    } else {
-        from_args(args, &mut json, &mut out, &mut bad)
-    };
-    let result = result.and_then(|()| out.flush().map_err(write_failed));
-    let status = if bad > 0 {
-        Status::BadData
-    } else {
-        Status::Success
-    };
-    output::end(status, result)
-}
-
-/// Inspects the IDs given as arguments.
-fn from_args(
-    args: &InspectArgs,
-    json: &mut Json,
-    out: &mut impl Write,
-    bad: &mut u64,
-) -> Result<(), Failure> {
-    for (i, arg) in args.ids.iter().enumerate() {
-        let text = arg.as_encoded_bytes();
-        match parse_id(text) {
-            Ok(id) => json.write(text, &id, out)?,
-            Err(err) => {
-                *bad += 1;
-                report_bad("argument", i as u64 + 1, text, None, &err);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Inspects one ID per line of `input`, skipping empty lines.
-fn from_lines(
-    mut lines: LineReader<impl Read>,
-    json: &mut Json,
-    out: &mut impl Write,
-    bad: &mut u64,
-) -> Result<(), Failure> {
-    loop {
-        if lines.buffer_is_empty() {
-            // The next read may wait (a terminal, a slow producer): show what is done.
-            out.flush().map_err(write_failed)?;
-        }
-        let Some(line) = lines.next_line().map_err(Failure::Read)? else {
-            return Ok(());
-        };
-        if let Some(len) = line.too_long {
-            *bad += 1;
-            report_bad(
-                "line",
-                line.number,
-                line.text,
-                Some(len),
-                &InputError::TooLong { len },
-            );
-            continue;
-        }
-        if line.text.is_empty() {
-            continue;
-        }
-        match parse_id(line.text) {
-            Ok(id) => json.write(line.text, &id, out)?,
-            Err(err) => {
-                *bad += 1;
-                report_bad("line", line.number, line.text, None, &err);
-            }
-        }
-    }
-}
-
-/// Reports one bad input on standard error.
-pub fn report_bad(what: &str, number: u64, text: &[u8], full_len: Option<u64>, err: &InputError) {
-    report(format_args!(
-        "scru128 inspect: {what} {number}: {}: {err}",
-        quote(text, full_len)
-    ));
+    input::each_id("inspect", &args.input, |text, id, out| {
+        json.write(text, id, out)
+    })
 }
 
 /// Writes the JSON object of one ID, compact or pretty.
@@ -238,9 +156,11 @@ const COMPACT: Layout = Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::InputForm;
+    use crate::forms::parse_id;
 
     fn object(pretty: bool, text: &str) -> String {
-        let id = parse_id(text.as_bytes()).unwrap();
+        let id = parse_id(text.as_bytes(), InputForm::Auto).unwrap();
         let mut out = Vec::new();
         Json::new(pretty)
             .write(text.as_bytes(), &id, &mut out)

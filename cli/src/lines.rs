@@ -2,25 +2,31 @@
 //!
 //! Lines end with `\n`; one `\r` before it (or before the end of input) is dropped,
 //! so files with CRLF line ends read the same. Nothing else is trimmed. A line longer
-//! than [`MAX_LINE`] bytes is read to its end without keeping more than the cap and is
-//! handed out as [`Line::too_long`], so a huge input with no newline costs no more
-//! memory than a short one. Input need not be UTF-8.
+//! than [`MAX_LINE`] characters is read to its end without keeping more than
+//! [`KEEP`] bytes and is handed out as [`Line::too_long`], so a huge input with no
+//! newline costs no more memory than a short one. Input need not be UTF-8: a byte
+//! that is not part of a UTF-8 character counts as one character.
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead, BufReader, ErrorKind, Read};
 
-/// Longest line kept, in bytes (without the line end). Any ID form is at most 36.
+/// Longest line read, in characters (without the line end). Any ID form is at most 39.
 pub const MAX_LINE: usize = 4096;
+
+/// Bytes kept of a line: [`MAX_LINE`] characters of up to 4 bytes each, and one more
+/// so that a trailing `\r` can still be dropped. More bytes than `4 * MAX_LINE` are
+/// more than `MAX_LINE` characters.
+pub const KEEP: usize = 4 * MAX_LINE + 1;
 
 /// One line of input.
 pub struct Line<'a> {
     /// 1-based line number.
     pub number: u64,
     /// The line without its `\n` and one trailing `\r`; for a line that is too long,
-    /// its first [`MAX_LINE`] bytes or so.
+    /// its first bytes (at most [`KEEP`]).
     pub text: &'a [u8],
-    /// `Some(length in bytes)` when the line is longer than [`MAX_LINE`].
-    pub too_long: Option<u64>,
+    /// Whether the line is longer than [`MAX_LINE`] characters.
+    pub too_long: bool,
 }
 
 /// Reads lines from a [`Read`] through a buffer, with a cap on the memory per line.
@@ -35,7 +41,7 @@ impl<R: Read> LineReader<R> {
     pub fn with_capacity(capacity: usize, inner: R) -> Self {
         Self {
             inner: BufReader::with_capacity(capacity, inner),
-            buf: Vec::with_capacity(MAX_LINE + 2),
+            buf: Vec::with_capacity(KEEP),
             number: 0,
         }
     }
@@ -72,8 +78,7 @@ impl<R: Read> LineReader<R> {
             seen_any = true;
             let newline = avail.iter().position(|&b| b == b'\n');
             let chunk = &avail[..newline.unwrap_or(avail.len())];
-            // Keep one byte past the cap so that a trailing `\r` can still be dropped.
-            let room = (MAX_LINE + 1).saturating_sub(self.buf.len());
+            let room = KEEP.saturating_sub(self.buf.len());
             self.buf.extend_from_slice(&chunk[..room.min(chunk.len())]);
             if let Some(&b) = chunk.last() {
                 last_byte = b;
@@ -89,14 +94,29 @@ impl<R: Read> LineReader<R> {
         if last_byte == b'\r' && total > 0 {
             total -= 1;
         }
-        let too_long = (total > MAX_LINE as u64).then_some(total);
-        let kept = usize::try_from(total).map_or(MAX_LINE, |t| t.min(MAX_LINE));
+        let kept = usize::try_from(total).map_or(KEEP, |t| t.min(KEEP));
+        let text = &self.buf[..kept];
+        // Characters are never more than bytes: count them only for a long line.
+        let too_long =
+            total > MAX_LINE as u64 && (total > 4 * MAX_LINE as u64 || char_count(text) > MAX_LINE);
         Ok(Some(Line {
             number: self.number,
-            text: &self.buf[..kept],
+            text,
             too_long,
         }))
     }
+}
+
+/// Number of characters in `bytes`: each UTF-8 character counts as one and so does
+/// each byte that is not part of one (as the library counts them in its messages).
+pub fn char_count(bytes: &[u8]) -> usize {
+    if bytes.is_ascii() {
+        return bytes.len();
+    }
+    bytes
+        .utf8_chunks()
+        .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
+        .sum()
 }
 
 /// Longest part of an input quoted in a message, in characters.
@@ -104,9 +124,9 @@ const QUOTE_MAX: usize = 40;
 
 /// Quotes `bytes` for a one-line message: in double quotes, control characters,
 /// quotes and backslashes escaped as in Rust, bytes that are not UTF-8 as `\xNN`;
-/// cut after 40 characters with `...` and the full length in bytes.
-/// `full_len` is the length of the whole input when `bytes` is only its start.
-pub fn quote(bytes: &[u8], full_len: Option<u64>) -> String {
+/// cut after 40 characters with `...` and the length in characters. `too_long` says
+/// that `bytes` is only the start of a line longer than [`MAX_LINE`] characters.
+pub fn quote(bytes: &[u8], too_long: bool) -> String {
     let mut out = String::from("\"");
     let mut shown = 0;
     let mut cut = false;
@@ -133,9 +153,10 @@ pub fn quote(bytes: &[u8], full_len: Option<u64>) -> String {
         }
     }
     out.push('"');
-    let len = full_len.unwrap_or(bytes.len() as u64);
-    if cut || full_len.is_some() {
-        let _ = write!(out, "... ({len} bytes)");
+    if too_long {
+        let _ = write!(out, "... (more than {MAX_LINE} characters)");
+    } else if cut {
+        let _ = write!(out, "... ({} characters)", char_count(bytes));
     }
     out
 }
@@ -144,7 +165,7 @@ pub fn quote(bytes: &[u8], full_len: Option<u64>) -> String {
 mod tests {
     use super::*;
 
-    fn all_lines(input: &[u8]) -> Vec<(u64, Vec<u8>, Option<u64>)> {
+    fn all_lines(input: &[u8]) -> Vec<(u64, Vec<u8>, bool)> {
         let mut reader = LineReader::with_capacity(16, input);
         let mut lines = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {
@@ -165,28 +186,50 @@ mod tests {
     }
 
     #[test]
-    fn caps_long_lines() {
+    fn caps_long_lines_in_characters() {
         let mut input = vec![b'x'; MAX_LINE];
-        input.push(b'\n');
+        input.extend(b"\r\n");
         input.extend(vec![b'y'; MAX_LINE + 1]);
         input.extend(b"\r\n");
         input.extend(vec![b'z'; 100_000]);
+        input.push(b'\n');
+        // 4096 characters of 4 bytes each: not too long; one more is.
+        input.extend("😀".repeat(MAX_LINE).as_bytes());
+        input.extend(b"\r\n");
+        input.extend("😀".repeat(MAX_LINE + 1).as_bytes());
+        input.push(b'\n');
+        // Bytes that are not UTF-8 count one each.
+        input.extend(vec![0x80; MAX_LINE + 1]);
         let lines = all_lines(&input);
-        assert_eq!(lines.len(), 3);
-        assert_eq!((lines[0].1.len(), lines[0].2), (MAX_LINE, None));
-        assert_eq!(lines[1].2, Some(MAX_LINE as u64 + 1));
-        assert_eq!(lines[1].1.len(), MAX_LINE);
-        assert_eq!(lines[2].2, Some(100_000));
+        assert_eq!(lines.len(), 6);
+        assert_eq!((lines[0].1.len(), lines[0].2), (MAX_LINE, false));
+        assert!(lines[1].2);
+        assert_eq!(lines[1].1.len(), MAX_LINE + 1);
+        assert!(lines[2].2);
+        assert_eq!(lines[2].1.len(), KEEP);
+        assert_eq!((lines[3].1.len(), lines[3].2), (4 * MAX_LINE, false));
+        assert!(lines[4].2);
+        assert!(lines[5].2);
+    }
+
+    #[test]
+    fn counts_characters() {
+        assert_eq!(char_count(b"abc"), 3);
+        assert_eq!(char_count("é😀".as_bytes()), 2);
+        assert_eq!(char_count(b"\xff\xfe"), 2);
+        assert_eq!(char_count(b"\xe2\x82A"), 3);
     }
 
     #[test]
     fn quotes_safely() {
-        assert_eq!(quote(b"abc", None), "\"abc\"");
-        assert_eq!(quote(b"a\"b\\c\t'", None), "\"a\\\"b\\\\c\\t'\"");
-        assert_eq!(quote(b"\xff\x00\xc3\xa9", None), "\"\\xff\\0\u{e9}\"");
-        assert_eq!(quote(b"\x1b[31m", None), "\"\\u{1b}[31m\"");
-        let long = quote(&[b'A'; 50], None);
-        assert_eq!(long, format!("\"{}\"... (50 bytes)", "A".repeat(40)));
-        assert_eq!(quote(b"AB", Some(9000)), "\"AB\"... (9000 bytes)");
+        assert_eq!(quote(b"abc", false), "\"abc\"");
+        assert_eq!(quote(b"a\"b\\c\t'", false), "\"a\\\"b\\\\c\\t'\"");
+        assert_eq!(quote(b"\xff\x00\xc3\xa9", false), "\"\\xff\\0\u{e9}\"");
+        assert_eq!(quote(b"\x1b[31m", false), "\"\\u{1b}[31m\"");
+        let long = quote(&[b'A'; 50], false);
+        assert_eq!(long, format!("\"{}\"... (50 characters)", "A".repeat(40)));
+        let long = quote("é".repeat(41).as_bytes(), false);
+        assert_eq!(long, format!("\"{}\"... (41 characters)", "é".repeat(40)));
+        assert_eq!(quote(b"AB", true), "\"AB\"... (more than 4096 characters)");
     }
 }

@@ -1,10 +1,12 @@
-//! `scru128`: generate, inspect, bound and check SCRU128 IDs from the command line.
+//! `scru128`: generate, inspect, convert, bound and check SCRU128 IDs from the command
+//! line.
 //!
 //! Exit status: 0 success, 1 bad data (bad input lines, failed checks, a write error
 //! such as a full disk, or a read error), 2 bad usage (clap's errors included).
 //! `--help` and `--version` exit 0. When the reader of standard output goes away
 //! (`scru128 -n 100000000 | head -1`), the command ends at once and quietly, with the
-//! status it had reached (0 unless bad data was already seen).
+//! status it had reached (0 unless bad data was already seen). Usage errors are one
+//! line, `scru128 COMMAND: error: ...`, for clap's errors too ([`usage`]).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![warn(clippy::pedantic)]
@@ -12,13 +14,18 @@
 mod args;
 mod bounds;
 mod check;
+mod convert;
 mod forms;
 mod generate;
+mod input;
 mod inspect;
 mod lines;
+mod manuals;
 mod output;
 mod time;
+mod usage;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -31,17 +38,26 @@ use crate::output::{Failure, Status, report};
 const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let command_line: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&command_line) {
         Ok(cli) => cli,
         Err(err) => {
-            // Help and version go to stdout and exit 0; errors go to stderr and exit 2.
-            // A failed print (closed stdout or stderr) changes neither.
-            let _ = err.print();
             return match err.kind() {
+                // Help and version go to stdout and exit 0. A failed print (closed
+                // stdout) does not change that.
                 ErrorKind::DisplayHelp
                 | ErrorKind::DisplayVersion
-                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => ExitCode::SUCCESS,
-                _ => ExitCode::from(USAGE),
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = err.print();
+                    ExitCode::SUCCESS
+                }
+                _ => {
+                    report(format_args!(
+                        "{}",
+                        usage::clap_error_line(&err, &command_line)
+                    ));
+                    ExitCode::from(USAGE)
+                }
             };
         }
     };
@@ -49,8 +65,11 @@ fn main() -> ExitCode {
         None => ("generate", generate::run(&cli.generate)),
         Some(Command::Generate(args)) => ("generate", generate::run(args)),
         Some(Command::Inspect(args)) => ("inspect", inspect::run(args)),
+        Some(Command::Convert(args)) => ("convert", convert::run(args)),
         Some(Command::Bounds(args)) => ("bounds", bounds::run(args)),
         Some(Command::Check(args)) => ("check", check::run(args)),
+        Some(Command::Completions(args)) => ("completions", manuals::completions(args.shell)),
+        Some(Command::Man(args)) => ("man", manuals::man(args.command.as_deref())),
     };
     match result {
         Ok(Status::Success) => ExitCode::SUCCESS,

@@ -1,42 +1,97 @@
-//! Times on the command line and in output: a strict RFC 3339 parser, Unix
-//! milliseconds, and the ISO 8601 text that `inspect` writes.
+//! Times on the command line and in output: `now`, a date alone, a strict RFC 3339
+//! parser, Unix seconds and milliseconds, and the ISO 8601 text that `inspect` writes.
 //!
 //! Only the proleptic Gregorian calendar in UTC is needed, so this is plain integer
 //! arithmetic (the day-number algorithms of Howard Hinnant's `chrono`-compatible
 //! date library), not a time-zone database.
 
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
 /// Milliseconds in a day.
 const MS_PER_DAY: i64 = 86_400_000;
 
-/// Parses a time given on the command line: either Unix milliseconds (ASCII digits
-/// only) or an RFC 3339 timestamp. Returns Unix milliseconds, negative before 1970.
+/// The forms a time may take, for messages.
+const FORMS: &str = "expected now, a date (2024-05-01), RFC 3339 (2024-05-01T12:00:00Z, \
+     2024-05-01T14:00:00.250+02:00) or Unix time in seconds (1714521600s) or \
+     milliseconds (1714521600000ms, or the digits alone)";
+
+/// The Unix milliseconds a time on the command line covers: one millisecond, or a
+/// whole UTC day for a date alone. Negative before 1970.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeSpan {
+    /// The first millisecond.
+    pub first: i64,
+    /// The last millisecond (the same as `first` but for a date).
+    pub last: i64,
+}
+
+impl TimeSpan {
+    /// The span of one millisecond.
+    fn at(ms: i64) -> Self {
+        Self {
+            first: ms,
+            last: ms,
+        }
+    }
+}
+
+/// The system clock in Unix milliseconds, read once per run so that every `now` of
+/// one command line is the same millisecond.
+pub fn now_ms() -> i64 {
+    static NOW: OnceLock<i64> = OnceLock::new();
+    *NOW.get_or_init(
+        || match SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+            Err(before) => i64::try_from(before.duration().as_millis()).map_or(i64::MIN, |ms| -ms),
+        },
+    )
+}
+
+/// Parses a time given on the command line; `now` reads the clock for `now`.
 ///
-/// RFC 3339 (section 5.6) as accepted here: `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`,
-/// where `T` may also be `t` or a space and `Z` may be `z`. Every field has exactly
-/// its number of digits, the date must exist, and the offset is required. Digits of
-/// the fraction beyond milliseconds are truncated (the time lies in that
-/// millisecond). A leap second (`:60`) is rejected: Unix time has no place for it.
+/// The forms:
+/// - `now` (in any case): the clock's millisecond.
+/// - A date alone, `YYYY-MM-DD`: that whole UTC day.
+/// - RFC 3339 (section 5.6), `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, where `T` may
+///   also be `t` or a space and `Z` may be `z`. Every field has exactly its number of
+///   digits, the date must exist, and the offset is required. Digits of the fraction
+///   beyond milliseconds are truncated (the time lies in that millisecond). A leap
+///   second (`:60`) is rejected: Unix time has no place for it.
+/// - Unix time: digits with `s` (seconds, the start of that second) or `ms`
+///   (milliseconds); digits alone are milliseconds.
 ///
 /// # Errors
 ///
 /// A message that says what is wrong with the text.
-pub fn parse_time(text: &str) -> Result<i64, String> {
+pub fn parse_time(text: &str, now: impl FnOnce() -> i64) -> Result<TimeSpan, String> {
     let b = text.as_bytes();
+    let digits = |d: &[u8]| !d.is_empty() && d.iter().all(u8::is_ascii_digit);
     if b.is_empty() {
-        return Err(
-            "empty time: expected RFC 3339 (e.g. 2024-05-01T12:00:00Z) or Unix milliseconds".into(),
-        );
+        return Err(format!("empty time; {FORMS}"));
     }
-    if b.iter().all(u8::is_ascii_digit) {
-        return text
+    if text.eq_ignore_ascii_case("now") {
+        return Ok(TimeSpan::at(now()));
+    }
+    let too_large = || format!("Unix time {text} is too large");
+    if let Some(ms) = b.strip_suffix(b"ms").filter(|d| digits(d)) {
+        return text[..ms.len()]
+            .parse()
+            .map(TimeSpan::at)
+            .map_err(|_| too_large());
+    }
+    if let Some(secs) = b.strip_suffix(b"s").filter(|d| digits(d)) {
+        return text[..secs.len()]
             .parse::<i64>()
-            .map_err(|_| format!("Unix milliseconds {text} are too large"));
+            .ok()
+            .and_then(|s| s.checked_mul(1000))
+            .map(TimeSpan::at)
+            .ok_or_else(too_large);
     }
-    parse_rfc3339(b).map_err(|why| {
-        format!(
-            "{why}; expected RFC 3339 like 2024-05-01T12:00:00Z, 2024-05-01T14:00:00.250+02:00, or Unix milliseconds"
-        )
-    })
+    if digits(b) {
+        return text.parse().map(TimeSpan::at).map_err(|_| too_large());
+    }
+    parse_rfc3339(b).map_err(|why| format!("{why}; {FORMS}"))
 }
 
 /// Reads `n` ASCII digits at `*pos` as a number and moves past them.
@@ -71,8 +126,8 @@ fn in_range(value: i64, lo: i64, hi: i64, what: &str) -> Result<i64, String> {
     }
 }
 
-/// The RFC 3339 part of [`parse_time`].
-fn parse_rfc3339(b: &[u8]) -> Result<i64, String> {
+/// The RFC 3339 and date parts of [`parse_time`].
+fn parse_rfc3339(b: &[u8]) -> Result<TimeSpan, String> {
     let mut pos = 0;
     let year = digits(b, &mut pos, 4, "the year")?;
     separator(b, &mut pos, b"-", "'-' after the year")?;
@@ -81,6 +136,14 @@ fn parse_rfc3339(b: &[u8]) -> Result<i64, String> {
     let day = digits(b, &mut pos, 2, "the day")?;
     let last_day = days_in_month(year, month);
     in_range(day, 1, last_day, "day")?;
+    let days = days_from_civil(year, month, day);
+    if pos == b.len() {
+        // A date alone: the whole UTC day.
+        return Ok(TimeSpan {
+            first: days * MS_PER_DAY,
+            last: days * MS_PER_DAY + MS_PER_DAY - 1,
+        });
+    }
     separator(b, &mut pos, b"Tt ", "'T' between date and time")?;
     let hour = in_range(digits(b, &mut pos, 2, "the hour")?, 0, 23, "hour")?;
     separator(b, &mut pos, b":", "':' after the hour")?;
@@ -131,9 +194,10 @@ fn parse_rfc3339(b: &[u8]) -> Result<i64, String> {
     if pos != b.len() {
         return Err(format!("unexpected text after the time at position {pos}"));
     }
-    let days = days_from_civil(year, month, day);
     let ms_of_day = ((hour * 60 + minute) * 60 + second) * 1000 + millis;
-    Ok(days * MS_PER_DAY + ms_of_day - offset_min * 60_000)
+    Ok(TimeSpan::at(
+        days * MS_PER_DAY + ms_of_day - offset_min * 60_000,
+    ))
 }
 
 /// Whether `year` is a leap year of the Gregorian calendar.
@@ -219,42 +283,84 @@ pub fn iso_z(unix_ms: u64) -> String {
 mod tests {
     use super::*;
 
+    /// A clock that must not be read.
+    fn no_clock() -> i64 {
+        panic!("the clock was read")
+    }
+
+    /// The millisecond of a point in time.
+    fn point(text: &str) -> Result<i64, String> {
+        parse_time(text, no_clock).map(|span| {
+            assert_eq!(span.first, span.last, "{text}");
+            span.first
+        })
+    }
+
     #[test]
-    fn unix_ms_digits() {
-        assert_eq!(parse_time("1700000000000"), Ok(1_700_000_000_000));
-        assert_eq!(parse_time("0"), Ok(0));
-        assert!(parse_time("99999999999999999999").is_err());
-        assert!(parse_time("-5").is_err());
-        assert!(parse_time("").is_err());
-        assert!(parse_time("1e3").is_err());
+    fn unix_time_in_milliseconds_and_seconds() {
+        assert_eq!(point("1700000000000"), Ok(1_700_000_000_000));
+        assert_eq!(point("1700000000000ms"), Ok(1_700_000_000_000));
+        assert_eq!(point("1700000000s"), Ok(1_700_000_000_000));
+        assert_eq!(point("0"), Ok(0));
+        assert_eq!(point("0s"), Ok(0));
+        assert!(point("99999999999999999999").is_err());
+        assert!(point("9999999999999999999s").is_err());
+        for bad in [
+            "-5", "", "1e3", "s", "ms", "1.5s", "12 s", "12S", "12sec", "+12s", "12mss",
+        ] {
+            assert!(point(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn now_reads_the_clock_in_any_case() {
+        for text in ["now", "NOW", "Now"] {
+            assert_eq!(
+                parse_time(text, || 42),
+                Ok(TimeSpan {
+                    first: 42,
+                    last: 42
+                })
+            );
+        }
+        assert!(parse_time("now ", || 42).is_err());
+        assert!(parse_time("today", || 42).is_err());
+    }
+
+    #[test]
+    fn a_date_alone_is_the_whole_utc_day() {
+        let day = parse_time("2024-05-01", no_clock).unwrap();
+        assert_eq!(day.first, 1_714_521_600_000);
+        assert_eq!(day.last, 1_714_521_600_000 + 86_400_000 - 1);
+        let leap = parse_time("2024-02-29", no_clock).unwrap();
+        assert_eq!(leap.first, 1_709_164_800_000);
+        for bad in [
+            "2023-02-29",
+            "2024-5-01",
+            "2024-05-1",
+            "2024-05-01T",
+            "2024-05-01Z",
+        ] {
+            assert!(parse_time(bad, no_clock).is_err(), "{bad}");
+        }
     }
 
     #[test]
     fn rfc3339_forms() {
-        assert_eq!(parse_time("2020-01-01T00:00:00Z"), Ok(1_577_836_800_000));
-        assert_eq!(parse_time("2020-01-01t00:00:00z"), Ok(1_577_836_800_000));
-        assert_eq!(parse_time("2020-01-01 00:00:00.5Z"), Ok(1_577_836_800_500));
-        assert_eq!(
-            parse_time("2020-01-01T00:00:00.123999Z"),
-            Ok(1_577_836_800_123)
-        );
-        assert_eq!(
-            parse_time("2020-01-01T02:00:00+02:00"),
-            Ok(1_577_836_800_000)
-        );
-        assert_eq!(
-            parse_time("2019-12-31T23:30:00-00:30"),
-            Ok(1_577_836_800_000)
-        );
-        assert_eq!(parse_time("1970-01-01T00:00:00Z"), Ok(0));
-        assert_eq!(parse_time("1960-01-01T00:00:00Z"), Ok(-315_619_200_000));
-        assert_eq!(parse_time("2024-02-29T00:00:00Z"), Ok(1_709_164_800_000));
+        assert_eq!(point("2020-01-01T00:00:00Z"), Ok(1_577_836_800_000));
+        assert_eq!(point("2020-01-01t00:00:00z"), Ok(1_577_836_800_000));
+        assert_eq!(point("2020-01-01 00:00:00.5Z"), Ok(1_577_836_800_500));
+        assert_eq!(point("2020-01-01T00:00:00.123999Z"), Ok(1_577_836_800_123));
+        assert_eq!(point("2020-01-01T02:00:00+02:00"), Ok(1_577_836_800_000));
+        assert_eq!(point("2019-12-31T23:30:00-00:30"), Ok(1_577_836_800_000));
+        assert_eq!(point("1970-01-01T00:00:00Z"), Ok(0));
+        assert_eq!(point("1960-01-01T00:00:00Z"), Ok(-315_619_200_000));
+        assert_eq!(point("2024-02-29T00:00:00Z"), Ok(1_709_164_800_000));
     }
 
     #[test]
     fn rfc3339_rejects() {
         for bad in [
-            "2020-01-01",
             "2020-01-01T00:00:00",
             "2020-1-01T00:00:00Z",
             "2020-13-01T00:00:00Z",
@@ -269,9 +375,9 @@ mod tests {
             "2020-01-01T00:00:00Z ",
             " 2020-01-01T00:00:00Z",
             "2020-01-01T00:00:00UTC",
-            "now",
         ] {
-            assert!(parse_time(bad).is_err(), "{bad}");
+            let err = point(bad).unwrap_err();
+            assert!(err.contains("; expected now, a date"), "{bad}: {err}");
         }
     }
 

@@ -221,7 +221,7 @@ fn bad_lines_are_violations() {
         "{table}"
     );
     assert!(err.contains(
-        "scru128 check: line 6: parse: \"\": invalid length: expected 26 bytes, found 0"
+        "scru128 check: line 6: parse: \"\": invalid length: expected 26 characters, found 0"
     ));
     assert!(err.contains("line 7: parse: \"nope\""));
     assert!(row(&table, "order as integer").contains("pass"));
@@ -244,10 +244,32 @@ fn show_limits_the_quotes() {
 }
 
 #[test]
-fn empty_input_passes() {
+fn an_input_without_ids_fails_and_says_so() {
     let (code, table, err) = check(&[], "");
-    assert_eq!((code, err.as_str()), (0, ""));
-    assert!(table.ends_with("result: pass (0 IDs, 0 violations)\n"));
+    assert_eq!(code, 1);
+    assert_eq!(err, "scru128 check: no ID was read: the input is empty\n");
+    assert!(
+        table.ends_with("result: FAIL (no ID was read)\n"),
+        "{table}"
+    );
+    // Only bad lines: they are reported, and so is the lack of IDs.
+    let (code, table, err) = check(&["--no-clock"], "nope\n\n");
+    assert_eq!(code, 1);
+    assert!(
+        err.ends_with("scru128 check: no ID was read: no line is an ID\n"),
+        "{err}"
+    );
+    assert!(
+        table.ends_with("result: FAIL (no ID was read, 2 violations)\n"),
+        "{table}"
+    );
+    // One ID is enough, and is counted in the singular.
+    let (code, table, _) = check(&["--no-clock"], "00PGHAJ3Q9VAJ7IU6PQBHBUAK4\n");
+    assert_eq!(code, 0);
+    assert!(
+        table.ends_with("result: pass (1 ID, 0 violations)\n"),
+        "{table}"
+    );
 }
 
 #[test]
@@ -255,7 +277,9 @@ fn binary_and_huge_input() {
     let (code, _, err) = check(&[], vec![b'\xff'; 10 << 20]);
     assert_eq!(code, 1);
     assert!(err.contains("line 1: parse: \"\\xff\\xff"));
-    assert!(err.contains("line too long: 10485760 bytes"));
+    assert!(
+        err.contains("... (more than 4096 characters): line too long: more than 4096 characters")
+    );
     let (code, _, err) = check(&[], b"\x00\x01\x02\n\xc3(\n".to_vec());
     assert_eq!(code, 1);
     assert!(err.contains("line 1: parse: \"\\0\\u{1}\\u{2}\""));

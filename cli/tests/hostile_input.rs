@@ -4,8 +4,7 @@
 //! standard streams closed, the counter running out at the last millisecond.
 //!
 //! Every failure is the documented exit status (1 bad data, 2 bad usage) with one
-//! `error:` line (clap adds its usage lines and "For more information" after it for
-//! usage errors), never a panic.
+//! `scru128 [COMMAND]: error: ...` line (clap's usage errors too), never a panic.
 
 mod common;
 
@@ -23,22 +22,21 @@ use scru128::{MAX_COUNTER, MAX_TIMESTAMP, Scru128Id};
 /// 100 MB.
 const BIG: usize = 100_000_000;
 
-/// Asserts a usage error: status 2, nothing on standard output, one `error:` line
-/// (clap's `error: ...`, or the tool's own `scru128 COMMAND: error: ...`) that
-/// contains `reason`, no panic.
+/// Asserts a usage error: status 2, nothing on standard output, one line on standard
+/// error, `scru128 COMMAND: error: ...` (`scru128: error: ...` when no command is
+/// named, for clap's errors and the tool's own alike) that contains `reason`.
 fn assert_usage_error(args: &[&str], reason: &str) {
     let out = std_scru128(args).stdin(Stdio::null()).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert!(out.stdout.is_empty(), "{args:?}");
-    let error_lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
-    assert_eq!(error_lines.len(), 1, "{args:?}: {err}");
-    assert!(
-        error_lines[0].starts_with("error: ") || error_lines[0].starts_with("scru128 "),
-        "{args:?}: {err}"
-    );
-    assert!(error_lines[0].contains("error: "), "{args:?}: {err}");
-    assert!(error_lines[0].contains(reason), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    let prefix = match args.first() {
+        Some(&command) if !command.starts_with('-') => format!("scru128 {command}: error: "),
+        _ => "scru128: error: ".into(),
+    };
+    assert!(err.starts_with(&prefix), "{args:?}: {err}");
+    assert!(err.contains(reason), "{args:?}: {err}");
     assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"));
 }
 
@@ -93,9 +91,20 @@ fn out_of_range_arguments_are_usage_errors() {
         ),
         (
             &["check", "--max-skew", "18446744073709551616"],
-            "too large",
+            "expected a whole number from 0",
         ),
-        (&["check", "--show", "18446744073709551616"], "too large"),
+        (
+            &["check", "--max-skew", "x"],
+            "expected a whole number from 0",
+        ),
+        (
+            &["check", "--max-skew", "-1"],
+            "expected a whole number from 0",
+        ),
+        (
+            &["check", "--show", "18446744073709551616"],
+            "expected a whole number from 0",
+        ),
         (
             &["check", "--no-clock", "--max-skew", "5"],
             "cannot be used with",
@@ -166,7 +175,9 @@ fn arguments_that_are_not_utf8_are_usage_errors() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
-            err.starts_with("error: invalid UTF-8 was detected in one or more arguments\n"),
+            err.starts_with("scru128")
+                && err.ends_with(": error: invalid UTF-8 was detected in one or more arguments\n")
+                && err.lines().count() == 1,
             "{args:?}: {err}"
         );
         assert!(!err.contains("panicked"));
@@ -179,7 +190,11 @@ fn arguments_that_are_not_utf8_are_usage_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("error: invalid value '2024-05-01T00:00:00\u{fffd}Z' for '--format"));
+    assert!(
+        err.starts_with(
+            "scru128: error: invalid value '2024-05-01T00:00:00\u{fffd}Z' for '--format"
+        )
+    );
     assert!(err.contains("[possible values: canonical, lower, hex, uuid, int]"));
 }
 
@@ -205,11 +220,12 @@ fn closed_standard_streams_are_no_crash() {
     assert_eq!(with_closed(">&-", "-n 3").0, Some(0));
     assert_eq!(with_closed(">&-", "-n 100000").0, Some(0));
     assert_eq!(with_closed(">&-", "bounds 1714521600000").0, Some(0));
-    // Closed standard input: no input.
+    // Closed standard input: no input (which `check` fails: no ID was read).
     assert_eq!(with_closed("<&-", "inspect"), (Some(0), String::new()));
+    assert_eq!(with_closed("<&-", "convert"), (Some(0), String::new()));
     let (code, table) = with_closed("<&-", "check");
-    assert_eq!(code, Some(0));
-    assert!(table.ends_with("result: pass (0 IDs, 0 violations)\n"));
+    assert_eq!(code, Some(1));
+    assert!(table.ends_with("result: FAIL (no ID was read)\n"));
     // Closed standard error: the reports go nowhere, the status is still right.
     let (code, out) = with_closed("2>&-", "inspect bad 00PGHAJ3Q9VAJ7IU6PQBHBUAK4");
     assert_eq!(code, Some(1));
@@ -231,7 +247,8 @@ fn empty_and_blank_input() {
     let assert = scru128(&["check"]).write_stdin("\n\n").assert().code(1);
     let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(err.contains("line 1: parse: \"\": invalid length"), "{err}");
-    assert_eq!(err.lines().count(), 2);
+    assert!(err.ends_with("no ID was read: no line is an ID\n"), "{err}");
+    assert_eq!(err.lines().count(), 3);
     scru128(&["inspect", ""])
         .assert()
         .code(1)
@@ -242,8 +259,9 @@ fn empty_and_blank_input() {
         .assert()
         .code(1)
         .stderr(format!(
-            "scru128 inspect: argument 1: \"{}\"... (100000 bytes): invalid length: expected 26 \
-             bytes, found 100000 (32 hex digits or a 36-byte UUID are also accepted)\n",
+            "scru128 inspect: argument 1: \"{}\"... (100000 characters): invalid length: \
+             expected 26 characters, found 100000 (32 hex digits, the 36-character UUID form \
+             and decimal integers are also accepted)\n",
             "A".repeat(40)
         ));
 }
@@ -341,7 +359,7 @@ fn a_100_mb_line_keeps_memory_flat() {
     );
     assert_eq!(run.stdout_lines, 1);
     assert_eq!(run.stderr_lines, 1);
-    assert!(run.stderr_head[0].contains("line too long: 100000000 bytes"));
+    assert!(run.stderr_head[0].contains("line too long: more than 4096 characters"));
 
     // check: the marker is a bad line after the long one, quoted on standard error.
     input.extend_from_slice(b"MARKER\n");
@@ -353,7 +371,7 @@ fn a_100_mb_line_keeps_memory_flat() {
         run.peak_kib
     );
     assert!(run.stderr_head[0].contains("line 1: parse: \"AAAA"));
-    assert!(run.stderr_head[0].contains("line too long: 100000000 bytes"));
+    assert!(run.stderr_head[0].contains("line too long: more than 4096 characters"));
     println!("peak memory with a 100 MB line: {} KiB", run.peak_kib);
 }
 

@@ -110,7 +110,7 @@ fn after_2242_only_python_float_rounding_differs() {
 }
 
 #[test]
-fn hex_and_uuid_forms_give_the_same_fields() {
+fn hex_uuid_and_decimal_forms_give_the_same_fields() {
     let ids: Vec<Scru128Id> = INPUT
         .lines()
         .filter(|l| !l.is_empty())
@@ -133,6 +133,7 @@ fn hex_and_uuid_forms_give_the_same_fields() {
             )
         })
         .collect();
+    let int: Vec<String> = ids.iter().map(|id| id.to_u128().to_string()).collect();
     let without_input = |text: &str| -> Vec<String> {
         text.lines()
             .filter(|l| !l.contains("\"input\""))
@@ -140,13 +141,15 @@ fn hex_and_uuid_forms_give_the_same_fields() {
             .collect()
     };
     let expected = without_input(PYTHON);
-    for forms in [&hex, &uuid] {
+    // The fixture holds IDs of the first milliseconds of 2020, whose decimal forms
+    // have 26 digits and are read as canonical text unless --from int says otherwise.
+    for (forms, from) in [(&hex, "auto"), (&uuid, "auto"), (&int, "int")] {
         for upper in [false, true] {
             let lines: Vec<String> = forms
                 .iter()
                 .map(|f| if upper { f.to_uppercase() } else { f.clone() })
                 .collect();
-            let out = inspect(&["--pretty"], &(lines.join("\n") + "\n"));
+            let out = inspect(&["--pretty", "--from", from], &(lines.join("\n") + "\n"));
             assert_eq!(without_input(&out), expected);
             assert!(out.contains(&format!("\"input\":        \"{}\"", lines[0])));
         }
@@ -165,15 +168,17 @@ fn bad_lines_are_reported_and_the_rest_processed() {
     assert_eq!(lines.len(), 3, "{err}");
     assert_eq!(
         lines[0],
-        "scru128 inspect: line 2: \"not an id\": invalid length: expected 26 bytes, found 9 \
-         (32 hex digits or a 36-byte UUID are also accepted)"
+        "scru128 inspect: line 2: \"not an id\": invalid length: expected 26 characters, found 9 \
+         (32 hex digits, the 36-character UUID form and decimal integers are also accepted)"
     );
     assert!(
         lines[1].starts_with("scru128 inspect: line 3: \" "),
         "{}",
         lines[1]
     );
-    assert!(lines[1].ends_with("found 27 (32 hex digits or a 36-byte UUID are also accepted)"));
+    assert!(lines[1].ends_with(
+        "found 27 (32 hex digits, the 36-character UUID form and decimal integers are also accepted)"
+    ));
     assert_eq!(
         lines[2],
         "scru128 inspect: line 6: \"80000000000000000000000000\": out of range: \
@@ -219,8 +224,13 @@ fn non_utf8_and_control_bytes_are_escaped() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr(contains("line 1: \"\\xff\\xfe\\u{1b}[31mred\\0\": invalid length"))
-        .stderr(contains("line 2: \"00pghaj3q9vaj7iu6pqbhbuak\u{e9}\": invalid length: expected 26 bytes, found 27"));
+        .stderr(contains(
+            "line 1: \"\\xff\\xfe\\u{1b}[31mred\\0\": invalid length",
+        ))
+        .stderr(contains(
+            "line 2: \"00pghaj3q9vaj7iu6pqbhbuak\u{e9}\": invalid digit '\u{e9}' at position 25: \
+             expected 0-9 or A-V in either case",
+        ));
 }
 
 #[test]
@@ -254,8 +264,8 @@ fn huge_line_without_newline_is_too_long() {
     let out = assert.get_output();
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
     let expected = format!(
-        "scru128 inspect: line 1: \"{}\"... (10485760 bytes): line too long: 10485760 bytes, \
-         more than the 4096 kept\n",
+        "scru128 inspect: line 1: \"{}\"... (more than 4096 characters): line too long: \
+         more than 4096 characters\n",
         "A".repeat(40)
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), expected);
@@ -265,7 +275,7 @@ fn huge_line_without_newline_is_too_long() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr(contains("line 1: ").and(contains("line too long: 10485760 bytes")));
+        .stderr(contains("line 1: ").and(contains("line too long: more than 4096 characters")));
 }
 
 #[test]

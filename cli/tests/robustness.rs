@@ -67,7 +67,7 @@ fn help_and_version_exit_zero() {
 fn usage_errors_exit_two_without_panic() {
     for args in [
         &["--nope"][..],
-        &["help"],
+        &["help", "nonsense"],
         &["inspect", "--pretty=yes"],
         &["check", "--max-skew", "-5"],
     ] {
@@ -206,7 +206,19 @@ fn full_disk_is_one_line_and_status_one() {
         to_dev_full(&["bounds", "1714521600000"], b""),
         (Some(1), message("bounds"))
     );
-    assert_eq!(to_dev_full(&["check"], b""), (Some(1), message("check")));
+    assert_eq!(
+        to_dev_full(&["check", "--no-clock"], b"00PGHAJ3Q9VAJ7IU6PQBHBUAK4\n"),
+        (Some(1), message("check"))
+    );
+    assert_eq!(
+        to_dev_full(&["convert"], b"00PGHAJ3Q9VAJ7IU6PQBHBUAK4\n"),
+        (Some(1), message("convert"))
+    );
+    assert_eq!(
+        to_dev_full(&["completions", "bash"], b""),
+        (Some(1), message("completions"))
+    );
+    assert_eq!(to_dev_full(&["man"], b""), (Some(1), message("man")));
 }
 
 #[cfg(target_os = "linux")]

@@ -2,7 +2,8 @@
 //! the tool's definition (`cli/src/args.rs`, with its value parsers for counts and
 //! times), and the RFC 3339 / Unix-milliseconds time parser (`cli/src/time.rs`).
 //! The input is split at NUL bytes into arguments (not necessarily UTF-8). A time
-//! that parses writes back (`iso_z`) to text that parses to the same millisecond.
+//! that parses writes back (`iso_z`) to text that parses to the same millisecond;
+//! its span does not end before it starts.
 //!
 //! The CLI's modules are compiled into this target by path, as in `cli_lines`.
 #![no_main]
@@ -37,14 +38,17 @@ fuzz_target!(|data: &[u8]| {
         let Ok(text) = std::str::from_utf8(word) else {
             continue;
         };
-        match time::parse_time(text) {
-            Ok(ms) => {
+        match time::parse_time(text, || 1_714_521_600_000) {
+            Ok(span) => {
+                let ms = span.first;
+                assert!(ms <= span.last, "{text:?}");
                 if text.bytes().all(|b| b.is_ascii_digit()) {
                     assert_eq!(Ok(ms), text.parse::<i64>());
                 }
                 if (0..YEAR_10000).contains(&ms) {
                     let iso = time::iso_z(ms as u64);
-                    assert_eq!(time::parse_time(&iso), Ok(ms), "{text:?} -> {iso}");
+                    let back = time::parse_time(&iso, || 0).map(|s| (s.first, s.last));
+                    assert_eq!(back, Ok((ms, ms)), "{text:?} -> {iso}");
                 }
             }
             Err(why) => assert_eq!(why.lines().count(), 1, "{why:?}"),

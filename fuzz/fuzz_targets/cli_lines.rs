@@ -18,9 +18,9 @@ use std::io::{self, ErrorKind, Read};
 
 use libfuzzer_sys::fuzz_target;
 
-use crate::args::Format;
+use crate::args::{Format, InputForm};
 use crate::forms::{InputError, MAX_FORM_LEN, parse_id, write_id};
-use crate::lines::{LineReader, MAX_LINE, quote};
+use crate::lines::{KEEP, LineReader, MAX_LINE, char_count, quote};
 
 /// Hands out `data` in chunks of the sizes in `sizes` (cycled), with an
 /// `Interrupted` error before every third chunk.
@@ -63,8 +63,8 @@ fn naive_lines(input: &[u8]) -> Vec<&[u8]> {
 /// `check` quotes every bad line anyway).
 const QUOTES_CHECKED: usize = 16;
 
-fn assert_quote_is_safe(text: &[u8], full_len: Option<u64>) {
-    let q = quote(text, full_len);
+fn assert_quote_is_safe(text: &[u8], too_long: bool) {
+    let q = quote(text, too_long);
     assert!(q.starts_with('"'));
     assert!(!q.chars().any(char::is_control), "{q:?}");
     // At most 40 shown characters, each escaped to at most 10 bytes (\u{10ffff}).
@@ -89,11 +89,11 @@ fuzz_target!(|data: &[u8]| {
     let capacity = if cap < 64 {
         usize::from(cap) + 1
     } else {
-        inspect::IN_BUFFER
+        input::IN_BUFFER
     };
     let mut lines = LineReader::with_capacity(capacity, reader);
     let expected = naive_lines(input);
-    let mut checker = check::Checker::new(Some(10_000), 0);
+    let mut checker = check::Checker::new(Some(10_000), 0, InputForm::Auto);
     let mut json = inspect::Json::new(split & 1 == 1);
     let mut out = Vec::new();
     let mut k = 0;
@@ -104,40 +104,41 @@ fuzz_target!(|data: &[u8]| {
         let want = expected[k];
         k += 1;
         assert_eq!(line.number, k as u64);
-        if want.len() > MAX_LINE {
-            assert_eq!(line.too_long, Some(want.len() as u64));
-            assert_eq!(line.text, &want[..MAX_LINE]);
+        if char_count(want) > MAX_LINE {
+            assert!(line.too_long);
+            assert!(want.starts_with(line.text) && line.text.len() <= KEEP);
             if k <= QUOTES_CHECKED {
-                assert_quote_is_safe(line.text, line.too_long);
+                assert_quote_is_safe(line.text, true);
             }
-            checker.bad_line(
-                line.number,
-                line.text,
-                line.too_long,
-                &InputError::TooLong {
-                    len: want.len() as u64,
-                },
-            );
+            checker.bad_line(line.number, line.text, true, &InputError::TooLong);
             continue;
         }
-        assert_eq!(line.too_long, None);
+        assert!(!line.too_long);
         assert_eq!(line.text, want);
         if k <= QUOTES_CHECKED {
-            assert_quote_is_safe(line.text, None);
+            assert_quote_is_safe(line.text, false);
         }
-        match parse_id(line.text) {
+        match parse_id(line.text, InputForm::Auto) {
             Ok(id) => {
                 // The line is one of the forms, and writing the ID in that form gives
-                // the line back, up to case.
+                // the line back, up to case (and, in decimal, leading zeros).
+                let decimal = line.text.iter().all(u8::is_ascii_digit);
                 let format = match line.text.len() {
                     26 => Format::Canonical,
                     32 => Format::Hex,
+                    _ if decimal => Format::Int,
                     36 => Format::Uuid,
                     n => panic!("accepted a line of {n} bytes"),
                 };
                 let mut buf = [0u8; MAX_FORM_LEN + 1];
                 let n = write_id(&id, format, &mut buf);
-                assert!(buf[..n].eq_ignore_ascii_case(line.text));
+                if format == Format::Int {
+                    let digits = line.text.iter().position(|&b| b != b'0');
+                    let expected = digits.map_or(&b"0"[..], |at| &line.text[at..]);
+                    assert_eq!(&buf[..n], expected);
+                } else {
+                    assert!(buf[..n].eq_ignore_ascii_case(line.text));
+                }
                 // inspect's object is valid JSON with the ID's fields.
                 out.clear();
                 json.write(line.text, &id, &mut out).unwrap();

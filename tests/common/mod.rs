@@ -32,6 +32,33 @@ pub fn vectors() -> Vec<Scru128Id> {
     vectors
 }
 
+/// The UUID form of 32 hex digits by its definition: groups of 8-4-4-4-12 joined by
+/// hyphens.
+pub fn uuid_form(hex: &str) -> String {
+    assert_eq!(hex.len(), 32, "{hex}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// Flips the case of the ASCII letters of `text` where `mask` has a 1 bit (bit `i % 64`
+/// for the `i`-th character), for inputs in mixed case.
+pub fn flip_case(text: &str, mask: u64) -> String {
+    text.chars()
+        .enumerate()
+        .map(|(i, c)| match mask >> (i % 64) & 1 {
+            1 if c.is_ascii_uppercase() => c.to_ascii_lowercase(),
+            1 => c.to_ascii_uppercase(),
+            _ => c,
+        })
+        .collect()
+}
+
 /// A small seeded generator (SplitMix64) for reproducible test data.
 pub struct SplitMix64(pub u64);
 

@@ -23,9 +23,33 @@ pub fn std_scru128(args: &[&str]) -> StdCommand {
     cmd
 }
 
+/// Every command, in the order of `scru128 help` (`tests/manuals.rs` checks that
+/// the list is complete).
+pub const COMMANDS: [&str; 7] = [
+    "generate",
+    "inspect",
+    "convert",
+    "bounds",
+    "check",
+    "completions",
+    "man",
+];
+
 /// Standard output of a successful run, as text.
 pub fn stdout_of(args: &[&str]) -> String {
     let out = scru128(args).assert().success().get_output().stdout.clone();
+    String::from_utf8(out).expect("stdout is UTF-8")
+}
+
+/// Standard output of a successful run with `stdin` on standard input, as text.
+pub fn stdout_with(args: &[&str], stdin: impl Into<Vec<u8>>) -> String {
+    let out = scru128(args)
+        .write_stdin(stdin)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     String::from_utf8(out).expect("stdout is UTF-8")
 }
 

@@ -1,0 +1,112 @@
+//! The input of `inspect` and `convert`: IDs from the arguments or, when none is given,
+//! one per line of standard input. Each bad input is reported on standard error with
+//! its argument or line number and the reason; the others are still processed, and
+//! the status is then [`Status::BadData`].
+
+use std::io::{self, Read, Write};
+
+use scru128::Scru128Id;
+
+use crate::args::IdInput;
+use crate::forms::{InputError, parse_id};
+use crate::lines::{LineReader, quote};
+use crate::output::{self, Failure, Out, Status, report, write_failed};
+
+/// Size of the read buffer in front of standard input.
+pub const IN_BUFFER: usize = 64 * 1024;
+
+/// Reads the IDs of `input` and hands each, with its text as given, to `write`, which
+/// writes to standard output. `command` names the command in reports.
+///
+/// # Errors
+///
+/// A read error, or a write error other than a broken pipe.
+pub fn each_id(
+    command: &str,
+    input: &IdInput,
+    mut write: impl FnMut(&[u8], &Scru128Id, &mut Out) -> Result<(), Failure>,
+) -> Result<Status, Failure> {
+    let mut out = output::stdout();
+    let mut reader = Reader {
+        command,
+        input,
+        bad: 0,
+    };
+    let result = if input.ids.is_empty() {
+        let stdin = LineReader::with_capacity(IN_BUFFER, io::stdin().lock());
+        reader.lines(stdin, &mut out, &mut write)
+    } else {
+        reader.args(&mut out, &mut write)
+    };
+    let result = result.and_then(|()| out.flush().map_err(write_failed));
+    let status = if reader.bad > 0 {
+        Status::BadData
+    } else {
+        Status::Success
+    };
+    output::end(status, result)
+}
+
+/// The state of one run over the input.
+struct Reader<'a> {
+    command: &'a str,
+    input: &'a IdInput,
+    bad: u64,
+}
+
+impl Reader<'_> {
+    /// The IDs given as arguments.
+    fn args<W: Write>(
+        &mut self,
+        out: &mut W,
+        write: &mut impl FnMut(&[u8], &Scru128Id, &mut W) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        for (i, arg) in self.input.ids.iter().enumerate() {
+            let text = arg.as_encoded_bytes();
+            match parse_id(text, self.input.from) {
+                Ok(id) => write(text, &id, out)?,
+                Err(err) => self.bad("argument", i as u64 + 1, text, false, &err),
+            }
+        }
+        Ok(())
+    }
+
+    /// One ID per line of `lines`, skipping empty lines.
+    fn lines<W: Write>(
+        &mut self,
+        mut lines: LineReader<impl Read>,
+        out: &mut W,
+        write: &mut impl FnMut(&[u8], &Scru128Id, &mut W) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        loop {
+            if lines.buffer_is_empty() {
+                // The next read may wait (a terminal, a slow producer): show what is done.
+                out.flush().map_err(write_failed)?;
+            }
+            let Some(line) = lines.next_line().map_err(Failure::Read)? else {
+                return Ok(());
+            };
+            if line.too_long {
+                self.bad("line", line.number, line.text, true, &InputError::TooLong);
+                continue;
+            }
+            if line.text.is_empty() {
+                continue;
+            }
+            match parse_id(line.text, self.input.from) {
+                Ok(id) => write(line.text, &id, out)?,
+                Err(err) => self.bad("line", line.number, line.text, false, &err),
+            }
+        }
+    }
+
+    /// Reports one bad input on standard error.
+    fn bad(&mut self, what: &str, number: u64, text: &[u8], too_long: bool, err: &InputError) {
+        self.bad += 1;
+        report(format_args!(
+            "scru128 {}: {what} {number}: {}: {err}",
+            self.command,
+            quote(text, too_long)
+        ));
+    }
+}

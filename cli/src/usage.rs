@@ -1,0 +1,140 @@
+//! Usage errors in one style, clap's and the tool's own alike: one line on standard
+//! error, `scru128 COMMAND: error: MESSAGE` (`scru128: error: MESSAGE` when no command
+//! was named), then exit status 2.
+
+use std::ffi::OsString;
+
+use clap::CommandFactory;
+
+use crate::args::Cli;
+
+/// The one-line form of a clap error: its message with the details clap puts on the
+/// following lines (possible values, the missing arguments, tips) folded in, and
+/// without the usage and "For more information" lines.
+pub fn clap_error_line(err: &clap::Error, command_line: &[OsString]) -> String {
+    let rendered = err.render().to_string();
+    let mut paragraphs = rendered.split("\n\n");
+    let first = paragraphs.next().unwrap_or_default();
+    let mut message = String::new();
+    for line in first.lines() {
+        let line = line.trim();
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        if !message.is_empty() && !line.is_empty() {
+            message.push(' ');
+        }
+        message.push_str(line);
+    }
+    for paragraph in paragraphs {
+        let paragraph = paragraph.trim();
+        if let Some(tip) = paragraph.strip_prefix("tip: ") {
+            message.push_str(" (tip: ");
+            message.push_str(tip);
+            message.push(')');
+        }
+    }
+    format!("{}: error: {message}", command_path(command_line))
+}
+
+/// `scru128 COMMAND` for the command named on `command_line` (the program
+/// name first), or `scru128` when none is: the first argument that is not an option
+/// or the value of one, if it names a command.
+pub fn command_path(command_line: &[OsString]) -> String {
+    let cmd = Cli::command();
+    let takes_value = |arg: &clap::Arg| arg.get_action().takes_values();
+    let long_with_value = |name: &str| {
+        cmd.get_arguments()
+            .any(|a| takes_value(a) && a.get_long() == Some(name))
+    };
+    let short_with_value = |c: char| {
+        cmd.get_arguments()
+            .any(|a| takes_value(a) && a.get_short() == Some(c))
+    };
+    let mut args = command_line.iter().skip(1);
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str() else { break };
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if !long.contains('=') && long_with_value(long) {
+                args.next();
+            }
+            continue;
+        }
+        if let Some(shorts) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
+            // `-n5` carries its value, `-n` takes the next argument.
+            let mut chars = shorts.chars();
+            if chars.next().is_some_and(short_with_value) && chars.next().is_none() {
+                args.next();
+            }
+            continue;
+        }
+        let named = cmd.get_subcommands().any(|s| s.get_name() == arg) || arg == "help";
+        return if named {
+            format!("scru128 {arg}")
+        } else {
+            "scru128".into()
+        };
+    }
+    "scru128".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// The command line of `scru128` with `words`.
+    fn command_line(words: &[&str]) -> Vec<OsString> {
+        std::iter::once("scru128")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    fn path(words: &[&str]) -> String {
+        command_path(&command_line(words))
+    }
+
+    #[test]
+    fn finds_the_command_named() {
+        assert_eq!(path(&[]), "scru128");
+        assert_eq!(path(&["-n", "5"]), "scru128");
+        assert_eq!(path(&["bounds", "x"]), "scru128 bounds");
+        assert_eq!(path(&["--format", "check"]), "scru128");
+        assert_eq!(path(&["--format=hex", "check"]), "scru128 check");
+        assert_eq!(path(&["-n", "inspect"]), "scru128");
+        assert_eq!(path(&["-n5", "inspect"]), "scru128 inspect");
+        assert_eq!(path(&["help", "inspect"]), "scru128 help");
+        assert_eq!(path(&["nonsense", "inspect"]), "scru128");
+        assert_eq!(path(&["--", "inspect"]), "scru128");
+    }
+
+    fn line_of(words: &[&str]) -> String {
+        let line = command_line(words);
+        let err = Cli::try_parse_from(&line).unwrap_err();
+        clap_error_line(&err, &line)
+    }
+
+    #[test]
+    fn folds_clap_errors_into_one_line() {
+        assert_eq!(
+            line_of(&["--format", "x"]),
+            "scru128: error: invalid value 'x' for '--format <FORMAT>' \
+             [possible values: canonical, lower, hex, uuid, int]"
+        );
+        assert_eq!(
+            line_of(&["bounds"]),
+            "scru128 bounds: error: the following required arguments were not provided: <FROM>"
+        );
+        assert_eq!(
+            line_of(&["--bogus"]),
+            "scru128: error: unexpected argument '--bogus' found"
+        );
+        assert_eq!(
+            line_of(&["check", "--no-clock", "--max-skew", "5"]),
+            "scru128 check: error: the argument '--no-clock' cannot be used with '--max-skew <MS>'"
+        );
+    }
+}
