@@ -24,7 +24,8 @@ fn load(db: &mut Client, table: &str, ids: &[Scru128Id]) {
 #[test]
 fn order_by_of_100k_random_values_is_the_librarys_order() {
     let mut db = fresh_db("idx_order");
-    db.batch_execute("CREATE TABLE t (id scru128 NOT NULL)").unwrap();
+    db.batch_execute("CREATE TABLE t (id scru128 NOT NULL)")
+        .unwrap();
     let mut rng = SplitMix64(12);
     let mut ids: Vec<Scru128Id> = (0..100_000).map(|_| rng.id()).collect();
     // values at byte boundaries, where a signed or little-endian comparison would differ
@@ -49,19 +50,28 @@ fn order_by_of_100k_random_values_is_the_librarys_order() {
     };
     // a sort (with uuid's abbreviated keys) ...
     let sorted = fetch(&mut db, "SELECT id FROM t ORDER BY id");
-    assert!(sorted == expected, "ORDER BY differs from the library's order");
+    assert!(
+        sorted == expected,
+        "ORDER BY differs from the library's order"
+    );
     let descending = fetch(&mut db, "SELECT id FROM t ORDER BY id DESC");
     assert!(descending.iter().rev().eq(expected.iter()));
     // ... and a btree index built on the values
-    db.batch_execute("CREATE INDEX t_id ON t (id); ANALYZE t; SET enable_seqscan = off; SET enable_sort = off")
-        .unwrap();
+    db.batch_execute(
+        "CREATE INDEX t_id ON t (id); ANALYZE t; SET enable_seqscan = off; SET enable_sort = off",
+    )
+    .unwrap();
     let plan = explain(&mut db, "SELECT id FROM t ORDER BY id");
     assert!(plan.contains("Index Only Scan using t_id"), "{plan}");
     let indexed = fetch(&mut db, "SELECT id FROM t ORDER BY id");
-    assert!(indexed == expected, "the index order differs from the library's order");
+    assert!(
+        indexed == expected,
+        "the index order differs from the library's order"
+    );
 
     // every operator agrees with the library at a few pivots
-    db.batch_execute("RESET enable_seqscan; RESET enable_sort").unwrap();
+    db.batch_execute("RESET enable_seqscan; RESET enable_sort")
+        .unwrap();
     for &pivot in expected.iter().step_by(20_011) {
         let row = db
             .query_one(
@@ -111,7 +121,8 @@ fn a_time_range_query_with_scru128_min_and_max_uses_the_index() {
                   WHERE id BETWEEN scru128_min('2024-03-10 12:00Z') AND scru128_max('2024-03-10 12:59:59.999Z')";
     let plan = explain(&mut db, query);
     assert!(
-        plan.contains("Index Only Scan using event_pkey") || plan.contains("Index Scan using event_pkey"),
+        plan.contains("Index Only Scan using event_pkey")
+            || plan.contains("Index Scan using event_pkey"),
         "{plan}"
     );
     let count: i64 = db.query_one(query, &[]).unwrap().get(0);
@@ -199,14 +210,18 @@ fn hash_join_merge_join_hash_index_and_brin_work() {
         .unwrap()
         .get(0);
     db.batch_execute("SET enable_bitmapscan = off").unwrap();
-    let plan = explain(&mut db, &format!("SELECT n FROM a WHERE id = '{}'", probe.0));
+    let plan = explain(
+        &mut db,
+        &format!("SELECT n FROM a WHERE id = '{}'", probe.0),
+    );
     assert!(plan.contains("Index Scan using a_hash"), "{plan}");
     let n: i32 = db
         .query_one("SELECT n FROM a WHERE id = $1", &[&probe])
         .unwrap()
         .get(0);
     assert_eq!(n, 777);
-    db.batch_execute("RESET enable_bitmapscan; DROP INDEX a_hash").unwrap();
+    db.batch_execute("RESET enable_bitmapscan; DROP INDEX a_hash")
+        .unwrap();
     let range = "SELECT count(*) FROM a WHERE id >= (SELECT id FROM a WHERE n = 5000) AND id <= (SELECT id FROM a WHERE n = 5999)";
     let plan = explain(&mut db, range);
     assert!(plan.contains("Bitmap Index Scan on a_brin"), "{plan}");
@@ -214,12 +229,19 @@ fn hash_join_merge_join_hash_index_and_brin_work() {
     assert_eq!(count, 1000);
     // the BRIN summary is narrow: the range touches few of the table's blocks
     let rows = db
-        .query(&format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {range}"), &[])
+        .query(
+            &format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {range}"),
+            &[],
+        )
         .unwrap();
     let text: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
     let removed = text
         .iter()
         .find_map(|l| l.trim().strip_prefix("Rows Removed by Index Recheck: "))
         .map_or(0, |v| v.parse::<i64>().unwrap());
-    assert!(removed < 2000, "BRIN recheck removed {removed} rows:\n{}", text.join("\n"));
+    assert!(
+        removed < 2000,
+        "BRIN recheck removed {removed} rows:\n{}",
+        text.join("\n")
+    );
 }

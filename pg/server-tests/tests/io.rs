@@ -116,7 +116,10 @@ fn bad_input_is_an_error_with_sqlstate_and_the_librarys_message() {
         let quoted = input.replace('\'', "''");
         let want = format!("22P02: invalid input syntax for type scru128: \"{input}\": {expected}");
         // a literal (the input function) and a cast from text
-        assert_eq!(error_of(&mut db, &format!("SELECT '{quoted}'::scru128")), want);
+        assert_eq!(
+            error_of(&mut db, &format!("SELECT '{quoted}'::scru128")),
+            want
+        );
         assert_eq!(
             error_of(&mut db, &format!("SELECT '{quoted}'::text::scru128")),
             want
@@ -178,10 +181,7 @@ fn bad_input_is_an_error_with_sqlstate_and_the_librarys_message() {
     let short = db
         .query_one("SELECT $1::scru128", &[&RawParam(vec![1; 15])])
         .unwrap_err();
-    assert_eq!(
-        describe(&short),
-        "08P01: insufficient data left in message"
-    );
+    assert_eq!(describe(&short), "08P01: insufficient data left in message");
     let long = db
         .query_one("SELECT $1::scru128", &[&RawParam(vec![1; 17])])
         .unwrap_err();
@@ -388,11 +388,15 @@ fn casts_have_the_documented_contexts_and_uuid_columns_convert_in_place() {
         .get(0);
     assert_eq!(n, 500);
     db.batch_execute("SET enable_seqscan = off").unwrap();
-    let plan = common::explain(&mut db, "SELECT n FROM t WHERE id = 'ab1d2f34-0000-0000-0000-000000000000'::uuid");
+    let plan = common::explain(
+        &mut db,
+        "SELECT n FROM t WHERE id = 'ab1d2f34-0000-0000-0000-000000000000'::uuid",
+    );
     assert!(plan.contains("Index Scan using t_pkey"), "{plan}");
     // no implicit cast the other way: a scru128 is not silently a uuid, nor text
     assert!(
-        error_of(&mut db, "SELECT length(gen_scru128())").starts_with("42883: function length(scru128) does not exist"),
+        error_of(&mut db, "SELECT length(gen_scru128())")
+            .starts_with("42883: function length(scru128) does not exist"),
     );
 }
 
@@ -431,7 +435,10 @@ fn pg_dump_and_restore_round_trip_a_table_keyed_by_scru128() {
     assert!(status.success(), "pg_restore failed");
 
     let after = target.query_one(fingerprint, &[]).unwrap();
-    assert_eq!((after.get::<_, String>(0), after.get::<_, i64>(1)), (sum, count));
+    assert_eq!(
+        (after.get::<_, String>(0), after.get::<_, i64>(1)),
+        (sum, count)
+    );
     // the restored key, indexes and default work
     target
         .batch_execute("INSERT INTO item (name) VALUES ('after restore')")

@@ -31,7 +31,10 @@ pub fn connect(url: &str) -> Client {
 
 /// The URL of database `name` on the server at `server_url`.
 pub fn db_url(server_url: &str, name: &str) -> String {
-    let base = server_url.rsplit_once('/').expect("a URL with a database").0;
+    let base = server_url
+        .rsplit_once('/')
+        .expect("a URL with a database")
+        .0;
     format!("{base}/{name}")
 }
 
@@ -57,13 +60,15 @@ pub fn fresh_db_on(server: usize, name: &str, with_extension: bool) -> (Client, 
     let url = db_url(server_url, name);
     let mut client = connect(&url);
     if with_extension {
-        client.batch_execute("CREATE EXTENSION scru128").unwrap_or_else(|err| {
-            panic!(
-                "CREATE EXTENSION scru128 failed ({}): is the extension installed? \
+        client
+            .batch_execute("CREATE EXTENSION scru128")
+            .unwrap_or_else(|err| {
+                panic!(
+                    "CREATE EXTENSION scru128 failed ({}): is the extension installed? \
                  scripts/test-pg installs it",
-                describe(&err)
-            )
-        });
+                    describe(&err)
+                )
+            });
     }
     (client, url)
 }
