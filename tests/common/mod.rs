@@ -194,6 +194,20 @@ pub fn pg_url() -> String {
     })
 }
 
+/// SQL that makes sure the database has this repository's `scru128` extension (pg/),
+/// one session at a time. It fails where the extension is not installed in the server:
+/// scripts/test installs it first (scripts/test-pg).
+pub const CREATE_EXTENSION: &str = "BEGIN; SELECT pg_advisory_xact_lock(128); \
+                                    CREATE EXTENSION IF NOT EXISTS scru128; COMMIT";
+
+/// The message for a failed `CREATE_EXTENSION`.
+pub fn no_extension(err: &dyn std::fmt::Display) -> String {
+    format!(
+        "cannot create the scru128 extension ({err}): the native-type tests need it \
+         installed in the server; scripts/test installs it (scripts/test-pg)"
+    )
+}
+
 /// A path for a temporary SQLite database, removed (with its journal files) on drop.
 pub struct TempDb(pub std::path::PathBuf);
 
