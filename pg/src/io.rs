@@ -5,17 +5,30 @@
 
 use core::ffi::CStr;
 
-use pgrx::PgSqlErrorCode;
 use pgrx::prelude::*;
+use pgrx::{PgSqlErrorCode, pg_sys};
 use scru128::Scru128Id;
 
 use crate::datum::{CText, LEN, Scru128};
 use crate::errors::raise;
 
+/// Whether the database's text is UTF-8 (then the library can name a bad character
+/// rather than its first byte).
+fn utf8_database() -> bool {
+    // SAFETY: reads a backend global; no arguments, cannot fail. Exercised by every
+    // bad text input in the tests (pg/server-tests/tests/io.rs).
+    let encoding = unsafe { pg_sys::GetDatabaseEncoding() };
+    encoding == pg_sys::pg_enc::PG_UTF8 as core::ffi::c_int
+}
+
 /// Parses the 26-digit text (either case); anything else is SQLSTATE 22P02 with the
 /// library's reason and position.
 fn parse(text: &[u8]) -> Scru128 {
-    match Scru128Id::try_from_ascii(text) {
+    let parsed = match core::str::from_utf8(text) {
+        Ok(text) if utf8_database() => Scru128Id::try_from_str(text),
+        _ => Scru128Id::try_from_ascii(text),
+    };
+    match parsed {
         Ok(id) => Scru128(id),
         Err(err) => raise(
             PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,

@@ -1,7 +1,7 @@
 //! Shared by the extension's tests: the servers, a fresh database per test, the native
 //! type on the client side, the test vectors and a seeded random source.
 // Each test binary uses a different part of this module.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::error::Error;
 
@@ -180,36 +180,10 @@ pub fn vectors() -> Vec<Vector> {
     vectors
 }
 
-/// A small seeded generator (SplitMix64) for reproducible test data.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A random ID: any 128-bit value, so every byte and sign boundary is crossed.
-    pub fn id(&mut self) -> Scru128Id {
-        Scru128Id::from_u128((u128::from(self.next_u64()) << 64) | u128::from(self.next_u64()))
-    }
-}
-
-/// `id`'s 128 bits as PostgreSQL prints a uuid.
-pub fn uuid_text(id: Scru128Id) -> String {
-    let hex = format!("{:032x}", id.as_u128());
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
-}
+// The repository's seeded generator of test data.
+#[path = "../../../../tests/common/split_mix.rs"]
+mod split_mix;
+pub use split_mix::SplitMix64;
 
 /// The plan of a query, one line per row of EXPLAIN.
 pub fn explain(client: &mut Client, sql: &str) -> String {
