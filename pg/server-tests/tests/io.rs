@@ -235,6 +235,20 @@ impl postgres::types::ToSql for RawParam {
     postgres::types::to_sql_checked!();
 }
 
+/// `COPY ... (FORMAT binary)` data of a one-column table of IDs: the header, one tuple
+/// (one 16-byte field) per ID, the trailer.
+fn copy_binary(ids: &[Scru128Id]) -> Vec<u8> {
+    let mut data = b"PGCOPY\n\xff\r\n\0".to_vec();
+    data.extend_from_slice(&[0; 8]); // flags, header extension length
+    for id in ids {
+        data.extend_from_slice(&1i16.to_be_bytes());
+        data.extend_from_slice(&16i32.to_be_bytes());
+        data.extend_from_slice(id.as_bytes());
+    }
+    data.extend_from_slice(&(-1i16).to_be_bytes());
+    data
+}
+
 #[test]
 fn copy_binary_out_and_in_carries_the_16_bytes() {
     let mut db = fresh_db("io_copy_binary");
@@ -245,17 +259,8 @@ fn copy_binary_out_and_in_carries_the_16_bytes() {
         .map(|_| Scru128Id::from_u128(rng.next_u128()))
         .collect();
     ids.extend([Scru128Id::MIN, Scru128Id::MAX]);
-    // COPY FROM STDIN (FORMAT binary): header, one 1-column tuple per ID, trailer
-    let mut data = b"PGCOPY\n\xff\r\n\0".to_vec();
-    data.extend_from_slice(&[0; 8]);
-    for id in &ids {
-        data.extend_from_slice(&1i16.to_be_bytes());
-        data.extend_from_slice(&16i32.to_be_bytes());
-        data.extend_from_slice(id.as_bytes());
-    }
-    data.extend_from_slice(&(-1i16).to_be_bytes());
     let mut writer = db.copy_in("COPY t FROM STDIN (FORMAT binary)").unwrap();
-    writer.write_all(&data).unwrap();
+    writer.write_all(&copy_binary(&ids)).unwrap();
     writer.finish().unwrap();
 
     let texts: Vec<String> = db
@@ -277,15 +282,7 @@ fn copy_binary_out_and_in_carries_the_16_bytes() {
         .unwrap()
         .read_to_end(&mut out)
         .unwrap();
-    let mut expected = b"PGCOPY\n\xff\r\n\0".to_vec();
-    expected.extend_from_slice(&[0; 8]);
-    for id in &sorted {
-        expected.extend_from_slice(&1i16.to_be_bytes());
-        expected.extend_from_slice(&16i32.to_be_bytes());
-        expected.extend_from_slice(id.as_bytes());
-    }
-    expected.extend_from_slice(&(-1i16).to_be_bytes());
-    assert!(out == expected, "binary COPY output differs");
+    assert!(out == copy_binary(&sorted), "binary COPY output differs");
     let mut writer = db.copy_in("COPY u FROM STDIN (FORMAT binary)").unwrap();
     writer.write_all(&out).unwrap();
     writer.finish().unwrap();
