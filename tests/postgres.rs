@@ -235,3 +235,89 @@ fn bad_stored_values_are_typed_errors() {
     let back: Scru128Id = db.query_one("SELECT $1::uuid", &[&id]).unwrap().get(0);
     assert_eq!(back, id);
 }
+
+/// A client with the extension (the native `scru128` type) in its database.
+fn connect_native() -> Client {
+    let mut db = connect();
+    db.batch_execute(common::CREATE_EXTENSION)
+        .unwrap_or_else(|err| panic!("{}", common::no_extension(&err)));
+    db
+}
+
+#[test]
+fn native_scru128_columns_read_and_write_in_binary() {
+    let mut db = connect_native();
+    db.batch_execute("CREATE TEMP TABLE n (id scru128 PRIMARY KEY, u uuid NOT NULL)")
+        .unwrap();
+    // the type the server reports: found by name, its OID is this database's own
+    let ty = db.prepare("SELECT id FROM n").unwrap().columns()[0]
+        .type_()
+        .clone();
+    assert_eq!(ty.name(), "scru128");
+    assert!(ty.oid() >= 16384, "not a built-in type: {}", ty.oid());
+    assert!(<Scru128Id as postgres::types::FromSql>::accepts(&ty));
+    assert!(<Scru128Id as postgres::types::ToSql>::accepts(&ty));
+
+    let ids = common::edge_ids();
+    let insert = db.prepare("INSERT INTO n VALUES ($1, $2)").unwrap();
+    assert_eq!(insert.params()[0].name(), "scru128");
+    let mut tx = db.transaction().unwrap();
+    for id in &ids {
+        tx.execute(&insert, &[id, id]).unwrap();
+    }
+    tx.commit().unwrap();
+
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    let rows = db
+        .query(
+            "SELECT id, id::text AS text, u::scru128 = id AS same FROM n ORDER BY id",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(rows.len(), sorted.len());
+    for (row, &id) in rows.iter().zip(&sorted) {
+        assert_eq!(row.get::<_, Scru128Id>(0), id);
+        assert_eq!(row.get::<_, String>(1), id.to_string());
+        assert!(row.get::<_, bool>(2));
+    }
+    // lookups and ranges with native parameters, arrays both ways
+    for &id in ids.iter().step_by(11) {
+        let found: Scru128Id = db
+            .query_one("SELECT id FROM n WHERE id = $1", &[&id])
+            .unwrap()
+            .get(0);
+        assert_eq!(found, id);
+    }
+    let (lo, hi) = (sorted[10], sorted[sorted.len() - 10]);
+    let count: i64 = db
+        .query_one(
+            "SELECT count(*) FROM n WHERE id BETWEEN $1 AND $2",
+            &[&lo, &hi],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(count as usize, sorted.len() - 19);
+    let back: Vec<Scru128Id> = db
+        .query_one(
+            "SELECT array_agg(id ORDER BY id) FROM n WHERE id = ANY($1)",
+            &[&ids],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(back, sorted);
+    // IDs minted by the server
+    let minted: Vec<Scru128Id> = db
+        .query("SELECT gen_scru128() FROM generate_series(1, 100)", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(minted.windows(2).all(|w| w[0] < w[1]));
+    let now = scru128::scru128().unix_ts_ms();
+    assert!(
+        minted
+            .iter()
+            .all(|id| id.unix_ts_ms().abs_diff(now) < 60_000)
+    );
+}

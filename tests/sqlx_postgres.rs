@@ -5,7 +5,7 @@
 mod common;
 
 use scru128::{Scru128Id, StoredValueError};
-use sqlx::{Connection, PgConnection, Row};
+use sqlx::{Column, Connection, PgConnection, Row};
 
 async fn connect() -> PgConnection {
     let url = common::pg_url();
@@ -239,4 +239,131 @@ async fn bad_stored_values_are_typed_errors() {
         .await
         .unwrap();
     assert_eq!(back, Scru128Id::MAX);
+}
+
+/// A connection with the extension (the native `scru128` type) in its database.
+async fn connect_native() -> PgConnection {
+    let mut db = connect().await;
+    sqlx::raw_sql(common::CREATE_EXTENSION)
+        .execute(&mut db)
+        .await
+        .unwrap_or_else(|err| panic!("{}", common::no_extension(&err)));
+    db
+}
+
+#[tokio::test]
+async fn native_scru128_columns_read_in_both_formats_and_take_uuid_parameters() {
+    let mut db = connect_native().await;
+    sqlx::query("CREATE TEMP TABLE n (id scru128 PRIMARY KEY, k int NOT NULL)")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let ids = common::edge_ids();
+    let mut tx = db.begin().await.unwrap();
+    for (k, id) in ids.iter().enumerate() {
+        // bound as uuid; stored into the scru128 column by the implicit cast
+        sqlx::query("INSERT INTO n (id, k) VALUES ($1, $2)")
+            .bind(id)
+            .bind(k as i32)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+    }
+    tx.commit().await.unwrap();
+
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    // binary format (prepared statements)
+    let found: Vec<Scru128Id> = sqlx::query_scalar("SELECT id FROM n ORDER BY id")
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(found, sorted);
+    // text format (a simple query): the 26 digits
+    let rows = sqlx::raw_sql("SELECT id FROM n ORDER BY id")
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    let found: Vec<Scru128Id> = rows.iter().map(|r| r.get(0)).collect();
+    assert_eq!(found, sorted);
+
+    // a uuid parameter compares with the scru128 column, through its index
+    for (k, &id) in ids.iter().enumerate().step_by(9) {
+        let (found,): (i32,) = sqlx::query_as("SELECT k FROM n WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+        assert_eq!(found as usize, k);
+    }
+    let (lo, hi) = (sorted[5], sorted[sorted.len() - 5]);
+    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM n WHERE id BETWEEN $1 AND $2")
+        .bind(lo)
+        .bind(hi)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(count as usize, sorted.len() - 9);
+    let (count,): (i64,) = sqlx::query_as("SELECT count(*) FROM n WHERE id = ANY($1)")
+        .bind(&ids[..100])
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(count, 100);
+    sqlx::raw_sql("ANALYZE n; SET enable_seqscan = off")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    let plan: Vec<String> = sqlx::query_scalar("EXPLAIN (COSTS OFF) SELECT k FROM n WHERE id = $1")
+        .bind(ids[3])
+        .fetch_all(&mut db)
+        .await
+        .unwrap();
+    assert!(plan.join("\n").contains("n_pkey"), "{plan:?}");
+
+    // IDs minted by the server, read as native values
+    let minted: Vec<Scru128Id> =
+        sqlx::query_scalar("SELECT gen_scru128() FROM generate_series(1, 100)")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+    assert!(minted.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[tokio::test]
+async fn native_type_in_a_schema_off_the_search_path_is_recognized() {
+    // a database of its own, with the extension in schema ids
+    let url = common::pg_url();
+    let mut admin = PgConnection::connect(&url).await.unwrap();
+    for sql in [
+        "DROP DATABASE IF EXISTS scru128_sqlx_schema WITH (FORCE)",
+        "CREATE DATABASE scru128_sqlx_schema",
+    ] {
+        sqlx::raw_sql(sql).execute(&mut admin).await.unwrap();
+    }
+    let base = url.rsplit_once('/').unwrap().0;
+    let mut db = PgConnection::connect(&format!("{base}/scru128_sqlx_schema"))
+        .await
+        .unwrap();
+    sqlx::raw_sql("CREATE SCHEMA ids; CREATE EXTENSION scru128 SCHEMA ids")
+        .execute(&mut db)
+        .await
+        .unwrap_or_else(|err| panic!("{}", common::no_extension(&err)));
+    let id: Scru128Id = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4".parse().unwrap();
+    let row = sqlx::query("SELECT $1::uuid::ids.scru128, ids.gen_scru128()")
+        .bind(id)
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    assert_eq!(
+        sqlx::TypeInfo::name(row.column(0).type_info()),
+        "ids.scru128"
+    );
+    assert_eq!(row.get::<Scru128Id, _>(0), id);
+    assert!(row.get::<Scru128Id, _>(1) > id);
+    drop(db);
+    sqlx::raw_sql("DROP DATABASE scru128_sqlx_schema WITH (FORCE)")
+        .execute(&mut admin)
+        .await
+        .unwrap();
 }

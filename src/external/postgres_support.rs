@@ -1,21 +1,33 @@
 //! `ToSql`/`FromSql` of `postgres-types` for [`Scru128Id`] (feature `postgres`), for
 //! the `postgres` and `tokio-postgres` clients.
 //!
-//! The natural column type is `uuid`: 16 bytes that PostgreSQL compares byte by byte,
-//! so `ORDER BY id` and `WHERE id BETWEEN lo AND hi` follow the IDs' order, and the
-//! 16-byte key is half the size of the text. The ID is not an RFC 9562 UUID (no
-//! version or variant bits), which PostgreSQL never checks.
+//! The column type is the native `scru128` of this repository's PostgreSQL extension
+//! (`pg/`), or `uuid` where the extension is not installed: both are 16 bytes that
+//! PostgreSQL compares byte by byte, so `ORDER BY id` and `WHERE id BETWEEN lo AND hi`
+//! follow the IDs' order, and the 16-byte key is half the size of the text. The native
+//! type is recognized by its name (its OID differs per database). In a `uuid` the ID is
+//! not an RFC 9562 UUID (no version or variant bits), which PostgreSQL never checks.
 
 use alloc::boxed::Box;
 use core::error::Error;
 
 use bytes::BytesMut;
-use postgres_types::{FromSql, IsNull, ToSql, Type, WrongType};
+use postgres_types::{FromSql, IsNull, Kind, ToSql, Type, WrongType};
 
 use super::stored;
 use crate::Scru128Id;
 
 type BoxError = Box<dyn Error + Sync + Send>;
+
+/// The native type of the extension, `scru128`, in whatever schema it is installed.
+fn is_native(ty: &Type) -> bool {
+    ty.name() == "scru128" && matches!(ty.kind(), Kind::Simple)
+}
+
+/// The types an ID is read from and written to: the native one, `uuid`, `bytea`, text.
+fn accepts(ty: &Type) -> bool {
+    is_native(ty) || *ty == Type::UUID || *ty == Type::BYTEA || is_text(ty)
+}
 
 /// The text types an ID may be read from or written to as its 26-digit text.
 fn is_text(ty: &Type) -> bool {
@@ -26,11 +38,13 @@ fn is_text(ty: &Type) -> bool {
         || *ty == Type::UNKNOWN
 }
 
-/// Writes the ID as a `uuid` or `bytea` (16 big-endian bytes), or as its canonical
-/// 26-digit text for a text parameter (`text`, `varchar`, `char(26)`).
+/// Writes the ID as a native `scru128`, a `uuid` or a `bytea` (16 big-endian bytes), or
+/// as its canonical 26-digit text for a text parameter (`text`, `varchar`, `char(26)`).
+/// The server tells the client each parameter's type, so `WHERE id = $1` binds a
+/// `scru128` to a `scru128` column and a `uuid` to a `uuid` column.
 ///
-/// Also works as an element of `&[Scru128Id]` / `Vec<Scru128Id>` for a `uuid[]`
-/// parameter, e.g. `INSERT ... SELECT * FROM unnest($1::uuid[])`.
+/// Also works as an element of `&[Scru128Id]` / `Vec<Scru128Id>` for a `scru128[]` or
+/// `uuid[]` parameter, e.g. `INSERT ... SELECT * FROM unnest($1::uuid[])`.
 ///
 /// ```no_run
 /// use scru128::Scru128Id;
@@ -59,7 +73,7 @@ impl ToSql for Scru128Id {
     }
 
     fn accepts(ty: &Type) -> bool {
-        *ty == Type::UUID || *ty == Type::BYTEA || is_text(ty)
+        accepts(ty)
     }
 
     // What `postgres_types::to_sql_checked!()` expands to, without its `::std` paths
@@ -72,8 +86,9 @@ impl ToSql for Scru128Id {
     }
 }
 
-/// Reads a `uuid` or a 16-byte `bytea` as the 16 big-endian bytes, or a text value
-/// (`text`, `varchar`, `char(26)`, `name`) as the 26-digit text in either case.
+/// Reads a native `scru128`, a `uuid` or a 16-byte `bytea` as the 16 big-endian bytes,
+/// or a text value (`text`, `varchar`, `char(26)`, `name`) as the 26-digit text in
+/// either case.
 ///
 /// A value of another length, or text that is not an ID, is an error whose source is a
 /// [`StoredValueError`](crate::StoredValueError) (with `Row::try_get`; `Row::get`
@@ -105,6 +120,6 @@ impl<'a> FromSql<'a> for Scru128Id {
     }
 
     fn accepts(ty: &Type) -> bool {
-        *ty == Type::UUID || *ty == Type::BYTEA || is_text(ty)
+        accepts(ty)
     }
 }

@@ -2,8 +2,13 @@
 //! `sqlx-postgres`).
 //!
 //! The ID binds as a `uuid` (16 bytes, compared byte by byte, so the database order is
-//! the IDs' order) and reads from `uuid`, a 16-byte `bytea` and the text types. The
-//! ID is not an RFC 9562 UUID (no version or variant bits); PostgreSQL never checks.
+//! the IDs' order) and reads from the native `scru128` of this repository's PostgreSQL
+//! extension (`pg/`; recognized by name, its OID differs per database), `uuid`, a
+//! 16-byte `bytea` and the text types. A `uuid` parameter works with a `scru128` column
+//! too: the extension casts `uuid` to `scru128` implicitly (the same 16 bytes), so
+//! `WHERE id = $1` compares as `scru128` and uses the column's index, and `INSERT`
+//! stores it. The ID is not an RFC 9562 UUID (no version or variant bits); PostgreSQL
+//! never checks.
 
 use sqlx_core::decode::Decode;
 use sqlx_core::encode::{Encode, IsNull};
@@ -24,8 +29,15 @@ fn is_text(ty: &PgTypeInfo) -> bool {
     <&str as Type<Postgres>>::compatible(ty)
 }
 
-/// A `uuid` parameter; reads `uuid`, `bytea` and text columns (`text`, `varchar`,
-/// `char(26)`, `name`).
+/// The extension's `scru128`: sqlx names a type found by OID as `oid::regtype`, which
+/// is schema-qualified when the schema is not on the search path.
+fn is_native(ty: &PgTypeInfo) -> bool {
+    let name = sqlx_core::type_info::TypeInfo::name(ty);
+    name == "scru128" || name.ends_with(".scru128")
+}
+
+/// A `uuid` parameter; reads native `scru128`, `uuid`, `bytea` and text columns
+/// (`text`, `varchar`, `char(26)`, `name`).
 ///
 /// ```no_run
 /// use scru128::Scru128Id;
@@ -61,7 +73,7 @@ impl Type<Postgres> for Scru128Id {
     }
 
     fn compatible(ty: &PgTypeInfo) -> bool {
-        *ty == UUID || *ty == BYTEA || is_text(ty)
+        *ty == UUID || *ty == BYTEA || is_text(ty) || is_native(ty)
     }
 }
 
@@ -96,8 +108,8 @@ impl Encode<'_, Postgres> for Scru128Id {
     }
 }
 
-/// Reads `uuid`, `bytea` (16 bytes) and text (26 digits, either case), in the binary
-/// and the text wire formats. A bad value is an error whose source is a
+/// Reads native `scru128` and `uuid` (16 bytes), `bytea` (16 bytes) and text (26
+/// digits, either case), in the binary and the text wire formats. A bad value is an error whose source is a
 /// [`StoredValueError`](crate::StoredValueError); another column type is refused by
 /// sqlx (`Error::ColumnDecode`, mismatched types) before the value is read.
 ///
@@ -122,7 +134,8 @@ impl Encode<'_, Postgres> for Scru128Id {
 impl Decode<'_, Postgres> for Scru128Id {
     fn decode(value: PgValueRef<'_>) -> Result<Self, BoxDynError> {
         let ty = sqlx_core::value::ValueRef::type_info(&value);
-        let text = is_text(&ty);
+        // The native type's text format is its 26 digits, like the text types'.
+        let text = is_text(&ty) || (is_native(&ty) && value.format() == PgValueFormat::Text);
         let bytes = value.as_bytes()?;
         let read = match value.format() {
             _ if text => stored::from_text(bytes),

@@ -59,45 +59,8 @@ pub fn flip_case(text: &str, mask: u64) -> String {
         .collect()
 }
 
-/// A small seeded generator (SplitMix64) for reproducible test data.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub fn next_u128(&mut self) -> u128 {
-        (u128::from(self.next_u64()) << 64) | u128::from(self.next_u64())
-    }
-
-    /// Uniform in `0..n` (n > 0; the modulo bias is irrelevant here).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// An index into a slice of `len` (> 0) items.
-    pub fn index(&mut self, len: usize) -> usize {
-        (self.next_u64() % len as u64) as usize
-    }
-
-    /// One of `items`, uniformly.
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.index(items.len())]
-    }
-
-    /// Fisher-Yates.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            items.swap(i, j);
-        }
-    }
-}
+mod split_mix;
+pub use split_mix::SplitMix64;
 
 /// MIN, MAX, the shared vectors, values at byte and sign boundaries (a database that
 /// compared bytes as signed, or 64-bit halves as signed integers, would misorder
@@ -219,6 +182,20 @@ pub fn pg_url() -> String {
              (e.g. postgres://user@127.0.0.1:5432/db)"
         )
     })
+}
+
+/// SQL that makes sure the database has this repository's `scru128` extension (pg/),
+/// one session at a time. It fails where the extension is not installed in the server:
+/// scripts/test installs it first (scripts/test-pg).
+pub const CREATE_EXTENSION: &str = "BEGIN; SELECT pg_advisory_xact_lock(128); \
+                                    CREATE EXTENSION IF NOT EXISTS scru128; COMMIT";
+
+/// The message for a failed `CREATE_EXTENSION`.
+pub fn no_extension(err: &dyn std::fmt::Display) -> String {
+    format!(
+        "cannot create the scru128 extension ({err}): the native-type tests need it \
+         installed in the server; scripts/test installs it (scripts/test-pg)"
+    )
 }
 
 /// A path for a temporary SQLite database, removed (with its journal files) on drop.
