@@ -98,10 +98,10 @@ fn bad_input_is_an_error_with_sqlstate_and_the_librarys_message() {
             "00PGHAJ3Q9VAJ7IU6PQBHBUAK!",
             "invalid digit '!' at position 25: expected 0-9 or A-V in either case",
         ),
-        ("", "invalid length: expected 26 bytes, found 0"),
+        ("", "invalid length: expected 26 characters, found 0"),
         (
             "00PGHAJ3Q9VAJ7IU6PQBHBUAK",
-            "invalid length: expected 26 bytes, found 25",
+            "invalid length: expected 26 characters, found 25",
         ),
         (
             "80000000000000000000000000",
@@ -112,14 +112,16 @@ fn bad_input_is_an_error_with_sqlstate_and_the_librarys_message() {
             "invalid digit 'W' at position 25: expected 0-9 or A-V in either case",
         ),
         (
-            "00PGHAJ3Q9VAJ7IU6PQBHBUAé",
-            "invalid digit 'é' at position 24: expected 0-9 or A-V in either case",
+            "00PGHAJ3Q9VAJ7IU6PQBHBUAKé",
+            "invalid digit 'é' at position 25: expected 0-9 or A-V in either case",
         ),
         (
             " 0PGHAJ3Q9VAJ7IU6PQBHBUAK4",
             "invalid digit ' ' at position 0: expected 0-9 or A-V in either case",
         ),
     ] {
+        // The library's own reason, word for word.
+        assert_eq!(input.parse::<Scru128Id>().unwrap_err().to_string(), expected);
         let quoted = input.replace('\'', "''");
         let want = format!("22P02: invalid input syntax for type scru128: \"{input}\": {expected}");
         // a literal (the input function) and a cast from text
