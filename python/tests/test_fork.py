@@ -71,7 +71,7 @@ def in_children(make: Make, children: int = CHILDREN, per_process: int = PER_PRO
                 os.close(r)
     for pid in pids:
         _, status = os.waitpid(pid, 0)
-        assert os.waitstatus_to_exitcode(status) == 0
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     for r, name in readers.items():
         outputs[name] = b"".join(chunks[r]).decode().split("\n")
     return outputs
