@@ -131,6 +131,11 @@ fn _scru128(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TIMESTAMP_BIAS", ::scru128::TIMESTAMP_BIAS)?;
     m.add("MAX_COUNTER", ::scru128::MAX_COUNTER)?;
     m.add_class::<PyScru128Id>()?;
+    // A plain function rather than a class method on the class itself (see
+    // `id::from_str`); not a name of the module.
+    let id_class = m.py().get_type::<PyScru128Id>();
+    let from_str = wrap_pyfunction!(id::from_str, m)?;
+    id_class.setattr("from_str", from_str)?;
     m.add_class::<PyScru128Generator>()?;
     let process_wide = PyScru128Generator::process_wide(m.py())?;
     default_generator::set_original(&process_wide);

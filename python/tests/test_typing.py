@@ -32,7 +32,10 @@ def test_the_package_has_its_marker_and_stub() -> None:
 
 def test_the_stub_matches_the_runtime() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "scru128"], capture_output=True, text=True, cwd=TESTS
+        [sys.executable, "-m", "mypy.stubtest", "--allowlist", str(TYPING / "stubtest-allowlist.txt"), "scru128"],
+        capture_output=True,
+        text=True,
+        cwd=TESTS,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success: no issues found in 3 modules" in done.stdout
