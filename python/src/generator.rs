@@ -9,7 +9,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use pyo3::PyTraverseError;
 use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError};
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use scru128::{GenerateError, RandomSource, Scru128Generator, Scru128Id};
@@ -88,6 +90,16 @@ impl PyScru128Generator {
 
 #[pymethods]
 impl PyScru128Generator {
+    /// Shows the garbage collector the random source, so that a cycle through it
+    /// (a source that keeps its generator) is collected. The reference never
+    /// changes, so there is nothing to clear: the cycle is broken elsewhere.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Kind::User(user) = &self.kind {
+            visit.call(&user.source.rng)?;
+        }
+        Ok(())
+    }
+
     /// Creates a generator object with the default random number generator, or with
     /// the specified one: any object with a `getrandbits(k: int) -> int` method, as
     /// `random.Random` and `random.SystemRandom`. It should be cryptographically

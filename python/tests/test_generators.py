@@ -178,3 +178,22 @@ def test_subclass_of_generator() -> None:
     g = Counting()
     g.generate()
     assert Counting.calls == 1
+
+
+def test_a_cycle_through_the_random_source_is_collected() -> None:
+    import gc
+    import weakref
+
+    class Keeper:
+        generator: Scru128Generator
+
+        def getrandbits(self, k: int) -> int:
+            return 1
+
+    rng = Keeper()
+    rng.generator = Scru128Generator(rng=rng)
+    rng.generator.generate()
+    alive = weakref.ref(rng)
+    del rng
+    gc.collect()
+    assert alive() is None
