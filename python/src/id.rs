@@ -165,12 +165,11 @@ fn parse_str(value: &Bound<'_, PyAny>) -> PyResult<Scru128Id> {
     }
 }
 
-/// `Scru128Id.from_str` of the class itself: a plain function stored on the class
-/// rather than a class method. Looking a class method up makes a bound method object
-/// at each call, which cost more than the parsing (about 520 instructions, 30% of
-/// `Scru128Id.from_str(s)`); a function is found as it is. Subclasses get the class
-/// method (`__init_subclass__`), so that their `from_str` makes their objects.
-///
+// `Scru128Id.from_str` of the class itself: a plain function stored on the class
+// rather than a class method. Looking a class method up makes a bound method object
+// at each call, which cost more than the parsing (about 520 instructions, 30% of
+// `Scru128Id.from_str(s)`); a function is found as it is. Subclasses get the class
+// method (`__init_subclass__`), so that their `from_str` makes their objects.
 /// Creates an object from a 26-digit string representation, in either case
 /// (`ValueError` on an invalid one).
 #[pyfunction]
