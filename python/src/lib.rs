@@ -132,10 +132,13 @@ fn _scru128(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_COUNTER", ::scru128::MAX_COUNTER)?;
     m.add_class::<PyScru128Id>()?;
     // A plain function rather than a class method on the class itself (see
-    // `id::from_str`); not a name of the module.
+    // `id::from_str`). Also an attribute of this module (not in its `__all__`), where
+    // pickle finds a function by its name: `pickle.dumps(Scru128Id.from_str)` works,
+    // as with 1.0.1 (`multiprocessing` pickles the functions it maps).
     let id_class = m.py().get_type::<PyScru128Id>();
     let from_str = wrap_pyfunction!(id::from_str, m)?;
-    id_class.setattr("from_str", from_str)?;
+    id_class.setattr("from_str", &from_str)?;
+    m.setattr("from_str", from_str)?;
     m.add_class::<PyScru128Generator>()?;
     let process_wide = PyScru128Generator::process_wide(m.py())?;
     default_generator::set_original(&process_wide);

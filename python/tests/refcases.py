@@ -313,6 +313,11 @@ def define() -> None:
             f"pickle round trip, protocol {protocol}",
             lambda m, p=protocol: pickle.loads(pickle.dumps(pair(m)[1], protocol=p)) == pair(m)[1],
         )
+    add(
+        "pickle Scru128Id.from_str",
+        lambda m: str(pickle.loads(pickle.dumps(m.Scru128Id.from_str))(b_text)),
+    )
+    add("subclass from_str pickled", lambda m: subclass_from_str_pickled(m))
     add("format empty", lambda m: format(pair(m)[0], ""))
     add("f-string", lambda m: f"{pair(m)[0]}")
     add("format spec", lambda m: format(pair(m)[0], "x"))
@@ -405,6 +410,14 @@ def deleted_default_generator(m: ModuleType) -> Any:
         return m.scru128()
     finally:
         setattr(m, "default_generator", original)
+
+
+def subclass_from_str_pickled(m: ModuleType) -> Any:
+    import subclassing
+
+    f = pickle.loads(pickle.dumps(subclassing.Tagged.from_str))
+    x = f("00000000000000000000000003")
+    return type(x).__name__, int(x)
 
 
 class Fixed:
