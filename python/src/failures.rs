@@ -1,0 +1,91 @@
+//! How the library's failures reach Python: as ordinary exceptions, never as a Rust
+//! panic (PyO3 would raise `PanicException`, a `BaseException` that `except Exception`
+//! does not catch).
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use pyo3::PyErr;
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use scru128::{Clock, GenerateError, Scru128Generator, Scru128Id, SystemClock};
+
+/// A generator's error: the clock outside the SCRU128 range, or the last timestamp
+/// used up. 1.0.1 raised `ValueError` for these (from `Scru128Id.from_fields`).
+pub fn generate_error(err: GenerateError) -> PyErr {
+    PyValueError::new_err(err.to_string())
+}
+
+/// The library's own panics (a clock outside the SCRU128 range, an entropy failure)
+/// all reach Python as exceptions with the panic's message: keep the default hook
+/// from printing them to stderr as well. The hook is this module's own (each Rust
+/// extension module has its own standard library); other panics still print.
+pub fn quiet_library_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+            if !message.is_some_and(|m| m.starts_with("scru128: ")) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into a `RuntimeError` with the panic's message.
+pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, PyErr> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_error(&*payload))
+}
+
+pub fn panic_error(payload: &(dyn Any + Send)) -> PyErr {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.as_str()
+    } else {
+        "scru128: internal error"
+    };
+    PyRuntimeError::new_err(message.to_owned())
+}
+
+/// A new ID from the process-wide generator.
+#[inline]
+pub fn global_id() -> Result<Scru128Id, PyErr> {
+    catch_unwind(scru128::scru128).map_err(|payload| global_failure(&*payload))
+}
+
+/// `n` new IDs from the process-wide generator, in increasing order.
+pub fn global_ids(n: usize) -> Result<Vec<Scru128Id>, PyErr> {
+    let mut ids = vec_for(n)?;
+    catch_unwind(AssertUnwindSafe(|| {
+        ids.extend((0..n).map(|_| scru128::scru128()));
+    }))
+    .map_err(|payload| global_failure(&*payload))?;
+    Ok(ids)
+}
+
+/// An empty vector with room for `n` IDs, or a `MemoryError`.
+pub fn vec_for(n: usize) -> Result<Vec<Scru128Id>, PyErr> {
+    let mut ids = Vec::new();
+    ids.try_reserve_exact(n)
+        .map_err(|_| PyMemoryError::new_err(format!("no memory for {n} IDs")))?;
+    Ok(ids)
+}
+
+/// The process-wide generator has no fallible form: it panics when the clock is
+/// outside the SCRU128 range. Tell that case (a `ValueError`, as with the other
+/// generators) from any other panic by asking a throwaway generator about the same
+/// clock reading.
+#[cold]
+fn global_failure(payload: &(dyn Any + Send)) -> PyErr {
+    let now = SystemClock.unix_ts_ms();
+    let mut probe = Scru128Generator::with_rng_and_clock(|| 0u32, move || now);
+    match probe.try_generate() {
+        Err(err) => generate_error(err),
+        Ok(_) => panic_error(payload),
+    }
+}
