@@ -46,6 +46,9 @@ class Scru128Id:
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Self:
         """Creates an object from its 16-byte big-endian representation."""
     @classmethod
+    def from_hex(cls, text: str) -> Self:
+        """Creates an object from the 32-digit hex or 8-4-4-4-12 UUID form, in either case."""
+    @classmethod
     def from_uuid(cls, value: uuid.UUID) -> Self:
         """Creates an object from a ``uuid.UUID`` holding the same 128 bits."""
     @classmethod
@@ -74,6 +77,8 @@ class Scru128Id:
         """The time of the ID as an aware ``datetime`` in UTC."""
     def to_bytes(self) -> bytes:
         """The 16-byte big-endian representation."""
+    def to_hex(self) -> str:
+        """The 32-digit lowercase hex form of the 128 bits."""
     def to_uuid(self) -> uuid.UUID:
         """A ``uuid.UUID`` holding the same 128 bits."""
     def __hash__(self) -> int: ...

@@ -350,6 +350,25 @@ impl PyScru128Id {
         new_of_class(cls, Scru128Id::from_bytes(bytes))
     }
 
+    /// Creates an object from the 32-digit hex form or the 8-4-4-4-12 UUID form of
+    /// its 128 bits, in either case (`ValueError` on anything else).
+    #[classmethod]
+    fn from_hex<'py>(
+        cls: &Bound<'py, PyType>,
+        text: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Ok(text) = text.cast::<PyString>() else {
+            return Err(PyTypeError::new_err("expected a str"));
+        };
+        let text = text.to_cow()?;
+        let id = if text.len() == 36 {
+            Scru128Id::try_from_uuid_str(&text)
+        } else {
+            Scru128Id::try_from_hex(&text)
+        };
+        new_of_class(cls, id.map_err(|err| PyValueError::new_err(err.to_string()))?)
+    }
+
     /// Creates an object from a `uuid.UUID` holding the same 128 bits.
     #[classmethod]
     fn from_uuid<'py>(
@@ -436,6 +455,11 @@ impl PyScru128Id {
     /// Returns the 16-byte big-endian representation.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         Ok(PyBytes::new(py, &self.id()?.to_bytes()))
+    }
+
+    /// Returns the 32-digit lowercase hex form of the 128 bits.
+    fn to_hex<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        Ok(PyString::new(py, self.id()?.encode_hex().as_str()))
     }
 
     /// Returns a `uuid.UUID` holding the same 128 bits (not an RFC 9562 version or

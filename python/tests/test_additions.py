@@ -52,6 +52,40 @@ def test_from_bytes_wrong_type(data: Any) -> None:
         Scru128Id.from_bytes(data)
 
 
+def test_hex_holds_the_same_128_bits() -> None:
+    ids = sample()
+    for x in ids:
+        h = x.to_hex()
+        assert h == f"{int(x):032x}"
+        assert Scru128Id.from_hex(h) == x
+        assert Scru128Id.from_hex(h.upper()) == x
+        assert Scru128Id.from_hex(str(uuid.UUID(int=int(x)))) == x
+        assert Scru128Id.from_hex(str(uuid.UUID(int=int(x))).upper()) == x
+    assert sorted(ids, key=lambda x: x.to_hex()) == sorted(ids)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "invalid length"),
+        ("0" * 31, "invalid length"),
+        ("0" * 31 + "g", "position 31"),
+        ("0" * 8 + "_" + "0" * 27, "position 8"),
+        ("é" * 32, "position 0"),
+        ("0" * 26, "invalid length"),
+    ],
+)
+def test_from_hex_says_what_and_where(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Scru128Id.from_hex(text)
+
+
+@pytest.mark.parametrize("value", [b"0" * 32, 5, None, uuid.uuid4()])
+def test_from_hex_wants_a_str(value: Any) -> None:
+    with pytest.raises(TypeError):
+        Scru128Id.from_hex(value)
+
+
 def test_uuid_holds_the_same_128_bits() -> None:
     ids = sample()
     for x in ids:
