@@ -65,7 +65,7 @@
 //! - **Uniqueness**: within a generator by construction (`(timestamp, counter)` never
 //!   repeats); across generators by 84 bits of layered randomness: `N` generators
 //!   making `R` IDs each in the same millisecond expect `C(N,2)·R²/2^84` equal pairs
-//!   (analysis and experiments in `docs/reliability.md`).
+//!   (analysis and experiments in [`docs::reliability`]).
 //! - **Clock handling**: small steps back are absorbed, large ones reset or are
 //!   reported, out-of-range clocks are errors, never a silent wrap. All of this holds
 //!   through real steps of the system clock, in every thread: [`SystemClock`] is one
@@ -82,7 +82,8 @@
 //! - **No panics on input**: parsing and deserializing return typed errors (fuzzed).
 //!
 //! Each promise and the test that shows it: the README's "Guarantees" table and
-//! `docs/reliability.md`.
+//! [`docs::reliability`]. The format and the decisions this crate made, in full:
+//! [`docs::format`].
 //!
 //! ## Performance
 //!
@@ -139,6 +140,8 @@
 //! Without default features the crate is `no_std` and needs no allocator: the ID type,
 //! the codec and [`Scru128Generator`] with your own random source and clock.
 #![no_std]
+// On docs.rs: every item gated by a feature says which ("Available on crate feature …").
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![warn(clippy::pedantic)]
 // Bit-field packing truncates on purpose; `as` widening reads better in const fns.
@@ -206,6 +209,16 @@ pub use external::rand_core_support::RandCoreSource;
     feature = "rusqlite"
 ))]
 pub use external::stored::StoredValueError;
+
+/// The project's documents, readable here as on its repository (`docs/`): nothing to
+/// call, only text.
+pub mod docs {
+    #[doc = include_str!("../docs/format.md")]
+    pub mod format {}
+
+    #[doc = include_str!("../docs/reliability.md")]
+    pub mod reliability {}
+}
 
 /// The README's examples, checked as doctests.
 #[cfg(doctest)]

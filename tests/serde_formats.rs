@@ -1,9 +1,12 @@
 //! The serde support with real formats: serde_json (human-readable), bincode 2 and
 //! postcard (binary, not self-describing) and CBOR through ciborium (binary,
 //! self-describing). What each reads is the table in the `scru128::serde` docs; every
-//! cell of it is checked here, and data written by scru128 1.0.0 reads back.
+//! cell of it is checked here. (That data written by scru128 1.0.0 reads back is
+//! checked against the real 1.0.0 in `compare/tests/serde_1_0.rs`.)
 
 mod common;
+
+use common::formats::{bincode, cbor, cbor_map_id, from_bincode, from_cbor, from_json, from_postcard, json, postcard};
 
 use scru128::Scru128Id;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -12,42 +15,6 @@ const TEXT: &str = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
 const VALUE: u128 = 0x00cc_22a9_8f49_faa6_7978_d9d2_e2bf_2a84;
 
 // ---- the four formats, each as bytes in and out --------------------------------------
-
-fn json<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    serde_json::to_vec(value).expect("serde_json serializes")
-}
-fn from_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(bytes).map_err(|e| e.to_string())
-}
-
-fn bincode<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    bincode::serde::encode_to_vec(value, bincode::config::standard()).expect("bincode encodes")
-}
-fn from_bincode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    let (value, read) = bincode::serde::decode_from_slice(bytes, bincode::config::standard())
-        .map_err(|e| e.to_string())?;
-    if read == bytes.len() {
-        Ok(value)
-    } else {
-        Err(format!("{} trailing bytes", bytes.len() - read))
-    }
-}
-
-fn postcard<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    postcard::to_allocvec(value).expect("postcard serializes")
-}
-fn from_postcard<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    postcard::from_bytes(bytes).map_err(|e| e.to_string())
-}
-
-fn cbor<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    let mut out = Vec::new();
-    ciborium::into_writer(value, &mut out).expect("ciborium serializes");
-    out
-}
-fn from_cbor<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    ciborium::from_reader(bytes).map_err(|e| e.to_string())
-}
 
 /// Runs `$body` once per format, with `$name` its name and `$ser`/`$de` its generic
 /// writer and reader.
@@ -219,10 +186,6 @@ fn any_is_refused_with_an_error_by_formats_that_are_not_self_describing() {
     assert!(from_postcard::<AnyForm>(&written).is_err());
 }
 
-/// A CBOR map `{"id": <value>}` around an already encoded value.
-fn cbor_map_id(value: &[u8]) -> Vec<u8> {
-    [&[0xa1u8, 0x62, b'i', b'd'][..], value].concat()
-}
 
 /// Serializes as a byte string (what `serde_bytes` does), without the dependency.
 fn serde_bytes_like(bytes: &[u8]) -> impl Serialize + '_ {
@@ -294,74 +257,6 @@ fn integers_read_where_the_format_can_say_it_holds_one() {
         assert_ne!(from_bincode::<Scru128Id>(&bincode(&value)), Ok(want));
         assert_ne!(from_postcard::<Scru128Id>(&postcard(&value)), Ok(want));
     }
-}
-
-// ---- data written by scru128 1.0.0 ---------------------------------------------------
-
-#[test]
-fn data_written_by_scru128_1_0_reads_back() {
-    let ids = common::edge_ids();
-    for id in ids {
-        let old = scru128_ref::Scru128Id::from_u128(id.as_u128());
-        // 1.0 always wrote the string
-        assert_eq!(
-            json(&old),
-            json(&id),
-            "1.0 and this crate write the same JSON"
-        );
-        assert_eq!(from_json(&json(&old)), Ok(id));
-        assert_eq!(from_bincode(&bincode(&old)), Ok(id));
-        assert_eq!(from_postcard(&postcard(&old)), Ok(id));
-        // CBOR: through `any` (ciborium refuses text where bytes are asked for)
-        let row = cbor_map_id(&cbor(&old));
-        assert_eq!(from_cbor::<AnyForm>(&row).map(|f| f.id), Ok(id));
-        // and 1.0 reads what `string` writes, in every format
-        #[derive(Serialize)]
-        struct OnlyText(#[serde(with = "scru128::serde::string")] Scru128Id);
-        let ours = OnlyText(id);
-        let old_read = |r: Result<scru128_ref::Scru128Id, String>| r.map(|old| old.as_u128()).ok();
-        assert_eq!(old_read(from_json(&json(&ours))), Some(id.as_u128()));
-        assert_eq!(old_read(from_bincode(&bincode(&ours))), Some(id.as_u128()));
-        assert_eq!(
-            old_read(from_postcard(&postcard(&ours))),
-            Some(id.as_u128())
-        );
-        assert_eq!(old_read(from_cbor(&cbor(&ours))), Some(id.as_u128()));
-    }
-}
-
-#[test]
-fn structs_written_by_scru128_1_0_read_back() {
-    #[derive(Serialize)]
-    struct Old {
-        id: scru128_ref::Scru128Id,
-        name: String,
-        ids: Vec<scru128_ref::Scru128Id>,
-    }
-    #[derive(Deserialize, Debug, PartialEq, Clone)]
-    struct New {
-        id: Scru128Id,
-        name: String,
-        ids: Vec<Scru128Id>,
-    }
-    let g = scru128_ref::scru128();
-    let old = Old {
-        id: g,
-        name: "row".into(),
-        ids: (0..5).map(|_| scru128_ref::scru128()).collect(),
-    };
-    let new = New {
-        id: Scru128Id::from_u128(old.id.as_u128()),
-        name: "row".into(),
-        ids: old
-            .ids
-            .iter()
-            .map(|id| Scru128Id::from_u128(id.as_u128()))
-            .collect(),
-    };
-    assert_eq!(from_json(&json(&old)), Ok(new.clone()));
-    assert_eq!(from_bincode(&bincode(&old)), Ok(new.clone()));
-    assert_eq!(from_postcard(&postcard(&old)), Ok(new));
 }
 
 // ---- bad input: errors, never panics -------------------------------------------------

@@ -4,7 +4,7 @@
 use scru128::Scru128Id;
 use serde_json::Value;
 
-const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/test-vectors.json");
+const VECTORS_JSON: &str = include_str!("data/test-vectors.json");
 
 /// One vector: the four fields, the 128-bit value and the canonical text.
 struct Vector {
@@ -17,10 +17,8 @@ struct Vector {
 }
 
 fn load() -> Vec<Vector> {
-    let json = std::fs::read_to_string(VECTORS_PATH).unwrap_or_else(|err| {
-        panic!("cannot read the test vectors at {VECTORS_PATH} ({err}); shared/ must sit beside the repository")
-    });
-    let parsed: Value = serde_json::from_str(&json).expect("test-vectors.json is not valid JSON");
+    let parsed: Value =
+        serde_json::from_str(VECTORS_JSON).expect("test-vectors.json is not valid JSON");
     let list = parsed
         .as_array()
         .expect("test-vectors.json is not an array");

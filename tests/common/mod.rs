@@ -5,15 +5,15 @@
 
 use scru128::{Scru128Generator, Scru128Id};
 
-const VECTORS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/test-vectors.json");
+/// The test vectors, built into the test binaries (so that `compare/`, which
+/// includes this module, finds them too).
+const VECTORS_JSON: &str = include_str!("../data/test-vectors.json");
 
 /// The IDs of `tests/data/test-vectors.json`, from their 128-bit values.
 pub fn vectors() -> Vec<Scru128Id> {
-    let json = std::fs::read_to_string(VECTORS_PATH).unwrap_or_else(|err| {
-        panic!("cannot read the test vectors at {VECTORS_PATH} ({err}); shared/ must sit beside the repository")
-    });
+    let json = VECTORS_JSON;
     let parsed: serde_json::Value =
-        serde_json::from_str(&json).expect("test-vectors.json is not valid JSON");
+        serde_json::from_str(json).expect("test-vectors.json is not valid JSON");
     let vectors: Vec<Scru128Id> = parsed
         .as_array()
         .expect("test-vectors.json is not an array")
@@ -59,6 +59,7 @@ pub fn flip_case(text: &str, mask: u64) -> String {
         .collect()
 }
 
+pub mod formats;
 mod split_mix;
 pub use split_mix::SplitMix64;
 

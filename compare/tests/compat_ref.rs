@@ -8,9 +8,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use scru128::Scru128Id;
 use scru128_ref::Scru128Id as RefId;
 
-mod common;
+#[path = "../../tests/common/split_mix.rs"]
+#[allow(dead_code)] // shared with the library's tests, which use all of it
+mod split_mix;
 
-use common::SplitMix64;
+use split_mix::SplitMix64;
 
 /// Values that exercise every field's edges plus random ones.
 fn sample_values() -> Vec<u128> {

@@ -1,0 +1,86 @@
+//! Data that the seed-era reference `scru128` 1.0.0 serialized with serde reads back
+//! here, through real formats, and 1.0.0 reads what this crate writes with
+//! `scru128::serde::string` (SPEC section 4: data 1.0.0 serialized must still
+//! deserialize).
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::formats::{
+    bincode, cbor, cbor_map_id, from_bincode, from_cbor, from_json, from_postcard, json, postcard,
+};
+use scru128::Scru128Id;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct AnyForm {
+    #[serde(with = "scru128::serde::any")]
+    id: Scru128Id,
+}
+
+#[test]
+fn data_written_by_scru128_1_0_reads_back() {
+    let ids = common::edge_ids();
+    for id in ids {
+        let old = scru128_ref::Scru128Id::from_u128(id.as_u128());
+        // 1.0 always wrote the string
+        assert_eq!(
+            json(&old),
+            json(&id),
+            "1.0 and this crate write the same JSON"
+        );
+        assert_eq!(from_json(&json(&old)), Ok(id));
+        assert_eq!(from_bincode(&bincode(&old)), Ok(id));
+        assert_eq!(from_postcard(&postcard(&old)), Ok(id));
+        // CBOR: through `any` (ciborium refuses text where bytes are asked for)
+        let row = cbor_map_id(&cbor(&old));
+        assert_eq!(from_cbor::<AnyForm>(&row).map(|f| f.id), Ok(id));
+        // and 1.0 reads what `string` writes, in every format
+        #[derive(Serialize)]
+        struct OnlyText(#[serde(with = "scru128::serde::string")] Scru128Id);
+        let ours = OnlyText(id);
+        let old_read = |r: Result<scru128_ref::Scru128Id, String>| r.map(|old| old.as_u128()).ok();
+        assert_eq!(old_read(from_json(&json(&ours))), Some(id.as_u128()));
+        assert_eq!(old_read(from_bincode(&bincode(&ours))), Some(id.as_u128()));
+        assert_eq!(
+            old_read(from_postcard(&postcard(&ours))),
+            Some(id.as_u128())
+        );
+        assert_eq!(old_read(from_cbor(&cbor(&ours))), Some(id.as_u128()));
+    }
+}
+
+#[test]
+fn structs_written_by_scru128_1_0_read_back() {
+    #[derive(Serialize)]
+    struct Old {
+        id: scru128_ref::Scru128Id,
+        name: String,
+        ids: Vec<scru128_ref::Scru128Id>,
+    }
+    #[derive(Deserialize, Debug, PartialEq, Clone)]
+    struct New {
+        id: Scru128Id,
+        name: String,
+        ids: Vec<Scru128Id>,
+    }
+    let g = scru128_ref::scru128();
+    let old = Old {
+        id: g,
+        name: "row".into(),
+        ids: (0..5).map(|_| scru128_ref::scru128()).collect(),
+    };
+    let new = New {
+        id: Scru128Id::from_u128(old.id.as_u128()),
+        name: "row".into(),
+        ids: old
+            .ids
+            .iter()
+            .map(|id| Scru128Id::from_u128(id.as_u128()))
+            .collect(),
+    };
+    assert_eq!(from_json(&json(&old)), Ok(new.clone()));
+    assert_eq!(from_bincode(&bincode(&old)), Ok(new.clone()));
+    assert_eq!(from_postcard(&postcard(&old)), Ok(new));
+}
+
