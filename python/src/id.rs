@@ -366,7 +366,10 @@ impl PyScru128Id {
         } else {
             Scru128Id::try_from_hex(&text)
         };
-        new_of_class(cls, id.map_err(|err| PyValueError::new_err(err.to_string()))?)
+        new_of_class(
+            cls,
+            id.map_err(|err| PyValueError::new_err(err.to_string()))?,
+        )
     }
 
     /// Creates an object from a `uuid.UUID` holding the same 128 bits.

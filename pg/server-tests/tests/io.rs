@@ -121,7 +121,10 @@ fn bad_input_is_an_error_with_sqlstate_and_the_librarys_message() {
         ),
     ] {
         // The library's own reason, word for word.
-        assert_eq!(input.parse::<Scru128Id>().unwrap_err().to_string(), expected);
+        assert_eq!(
+            input.parse::<Scru128Id>().unwrap_err().to_string(),
+            expected
+        );
         let quoted = input.replace('\'', "''");
         let want = format!("22P02: invalid input syntax for type scru128: \"{input}\": {expected}");
         // a literal (the input function) and a cast from text
