@@ -212,6 +212,7 @@ pub use external::stored::StoredValueError;
 
 /// The project's documents, readable here as on its repository (`docs/`): nothing to
 /// call, only text.
+#[allow(clippy::doc_markdown)] // prose written for a code host, not doc comments
 pub mod docs {
     #[doc = include_str!("../docs/format.md")]
     pub mod format {}
