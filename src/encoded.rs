@@ -72,7 +72,7 @@ impl<const N: usize> EncodedText<N> {
         // SAFETY: an `EncodedText` is only made by this crate's encoders (`encode`,
         // `encode_lower`, `encode_hex`, `encode_uuid`), which write ASCII digits,
         // letters and hyphens, so the bytes are valid UTF-8. Skipping the check saves
-        // ~90 instructions per `to_string` (benches/compare.rs, `to_string()`). Tested
+        // ~90 instructions per `to_string` (compare/benches/compare.rs, `to_string()`). Tested
         // by `encoded_text_is_always_ascii` (src/id.rs) and
         // `hex_and_uuid_text_is_always_ascii` (src/hex.rs).
         unsafe { core::str::from_utf8_unchecked(&self.0) }

@@ -301,7 +301,7 @@ pub fn scru128() -> Scru128Id {
 /// ```
 // Inlined like `scru128` so that the caller's copy reaches the thread-local directly;
 // out of line, the library's copy of `LocalKey::with` found it through an indirect
-// call (scru128_string() 36 ns against 24 ns, benches/compare.rs).
+// call (scru128_string() 36 ns against 24 ns, compare/benches/compare.rs).
 #[inline]
 pub fn scru128_string() -> std::string::String {
     scru128().into()

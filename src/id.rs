@@ -668,7 +668,7 @@ fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
         let value = if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, just checked (the check is one load of a
             // cached bit). 6.0 -> 5.0 ns per parse over 1024 different IDs, against
-            // SSE2 (a min-of-400 loop on a 2-core AMD EPYC; benches/compare.rs, `parse
+            // SSE2 (a min-of-400 loop on a 2-core AMD EPYC; compare/benches/compare.rs, `parse
             // 1024 different`); tested to agree with the portable path by
             // `run_time_decoder_agrees_*`.
             unsafe { avx2::decode(bytes) }
@@ -763,7 +763,7 @@ mod avx2 {
 /// `#[target_feature]` ones, which the compiler would not inline into callers; that
 /// takes an `unsafe` block, sound because this module only exists where the build
 /// configuration enables SSE2 (every x86-64 CPU has it). Parsing this way is about
-/// twice as fast as the portable path (benches/compare.rs, `parse`); the unit tests
+/// twice as fast as the portable path (compare/compare/benches/compare.rs, `parse`); the unit tests
 /// `run_time_decoder_agrees_*` compare the two on every byte at every position.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)] // bytes and lanes as SSE2 types them

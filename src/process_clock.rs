@@ -455,7 +455,7 @@ impl TimeSources for SystemSources {
         if invariant_tsc::present() {
             // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads a counter. It
             // is about 11 ns against 25 ns for the system clock, which makes
-            // `scru128()` about 2x faster (benches/compare.rs); the logic around it is
+            // `scru128()` about 2x faster (compare/benches/compare.rs); the logic around it is
             // tested with simulated counters in this module's tests, and the real
             // counter by `the_real_sources_agree_with_system_time` and
             // `tests/clock_steps.rs`.
@@ -477,7 +477,7 @@ impl TimeSources for SystemSources {
         };
         // SAFETY: `now` is a valid, writable `timespec` for the duration of the call.
         // Reading CLOCK_REALTIME directly skips `SystemTime`'s `duration_since` and
-        // u128 arithmetic, about 50 instructions per ID (benches/compare.rs). Tested
+        // u128 arithmetic, about 50 instructions per ID (compare/benches/compare.rs). Tested
         // by `the_real_sources_agree_with_system_time`.
         let rc = unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &raw mut now) };
         if rc != 0 {
