@@ -26,6 +26,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use scru128::{Scru128Id, scru128};
 
+mod common;
+use common::seccomp::break_getrandom_on_this_thread;
+
 const WORKER_ENV: &str = "SCRU128_REVIEW_RESET_WORKER";
 const FILE_ENV: &str = "SCRU128_REVIEW_RESET_FILE";
 const NAME: &str = "a_reset_whose_reseed_failed_and_was_caught_still_resets";
@@ -92,51 +95,6 @@ fn now_ms() -> u64 {
             .as_millis(),
     )
     .unwrap()
-}
-
-fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code: u16::try_from(code).unwrap(),
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// `getrandom` fails with `EIO` on the calling thread from now on.
-fn break_getrandom_on_this_thread() -> bool {
-    #[allow(clippy::cast_sign_loss)]
-    let filter = [
-        bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, 0),
-        bpf(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            0,
-            1,
-            libc::SYS_getrandom as u32,
-        ),
-        bpf(
-            libc::BPF_RET | libc::BPF_K,
-            0,
-            0,
-            libc::SECCOMP_RET_ERRNO | libc::EIO as u32,
-        ),
-        bpf(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
-    ];
-    let program = libc::sock_fprog {
-        len: u16::try_from(filter.len()).unwrap(),
-        filter: filter.as_ptr().cast_mut(),
-    };
-    // SAFETY: plain prctl calls with a valid filter that outlives them.
-    unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &raw const program,
-                0,
-                0,
-            ) == 0
-    }
 }
 
 fn worker() {

@@ -1,5 +1,5 @@
 //! Shared by the integration tests: the IDs every integration must round-trip, a
-//! seeded random source, and the PostgreSQL URL.
+//! seeded random source, the PostgreSQL URL, and (Linux) seccomp filters.
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
@@ -60,6 +60,8 @@ pub fn flip_case(text: &str, mask: u64) -> String {
 }
 
 pub mod formats;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
 mod split_mix;
 pub use split_mix::SplitMix64;
 
