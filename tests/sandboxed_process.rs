@@ -20,7 +20,6 @@
 //! (Linux); where the kernel refuses filters the test says so and passes.
 #![cfg(target_os = "linux")]
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use scru128::{Clock, Scru128Generator, SystemClock, scru128};
@@ -36,27 +35,18 @@ fn generating_inside_a_sandbox_entered_after_start_up_survives() {
         worker();
         return;
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "generating_inside_a_sandbox_entered_after_start_up_survives",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(WORKER_ENV, "1")
-        .output()
-        .expect("starting the worker");
+    let out = common::worker::run(
+        "generating_inside_a_sandbox_entered_after_start_up_survives",
+        WORKER_ENV,
+        "1",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     use std::os::unix::process::ExitStatusExt as _;
     assert_ne!(
         out.status.signal(),
         Some(libc::SIGSYS),
         "killed by the sandbox (SIGSYS) while generating: {}",
-        stdout
-            .lines()
-            .filter_map(|l| l.find("sandbox: ").map(|at| &l[at..]))
-            .collect::<Vec<_>>()
-            .join("; ")
+        common::worker::verdicts(&stdout, "sandbox: ").join("; ")
     );
     assert!(
         out.status.success(),

@@ -1,5 +1,6 @@
 //! Shared by the integration tests: the IDs every integration must round-trip, a
-//! seeded random source, the PostgreSQL URL, and (Linux) seccomp filters.
+//! seeded random source, the PostgreSQL URL, (Linux) seccomp filters, and tests that
+//! re-run their binary in worker mode.
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
@@ -63,6 +64,7 @@ pub mod formats;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 mod split_mix;
+pub mod worker;
 pub use split_mix::SplitMix64;
 
 /// MIN, MAX, the shared vectors, values at byte and sign boundaries (a database that
