@@ -1,6 +1,6 @@
 //! Shared by the integration tests: the IDs every integration must round-trip, a
-//! seeded random source, the PostgreSQL URL, (Linux) seccomp filters, and tests that
-//! re-run their binary in worker mode.
+//! seeded random source, the PostgreSQL URL, (Linux) seccomp filters, tests that re-run
+//! their binary in worker mode, and a fake wall clock for such a worker (libfaketime).
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
@@ -60,6 +60,7 @@ pub fn flip_case(text: &str, mask: u64) -> String {
         .collect()
 }
 
+pub mod faketime;
 pub mod formats;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
