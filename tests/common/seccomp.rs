@@ -4,8 +4,8 @@
 //! process of its own.
 
 /// Installs on the calling thread a filter that gives `action` (a `SECCOMP_RET_*`
-/// value) to each of `syscalls` and allows every other system call. Fails (and changes
-/// nothing) where the kernel refuses seccomp filters, e.g. in some containers.
+/// value) to each of `syscalls` and allows every other system call. Fails, with no
+/// filter installed, where the kernel refuses seccomp filters, e.g. in some containers.
 pub fn filter_on_this_thread(syscalls: &[libc::c_long], action: u32) -> std::io::Result<()> {
     // offsetof(struct seccomp_data, nr)
     const NR: u32 = 0;
@@ -57,8 +57,8 @@ fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
 }
 
 /// Makes the `getrandom` system call fail with `EIO` on the calling thread (and in
-/// the threads and processes it starts from then on). Returns `false` (says so, and
-/// changes nothing) where the kernel refuses seccomp filters.
+/// the threads and processes it starts from then on). Returns `false` (and says so,
+/// with no filter installed) where the kernel refuses seccomp filters.
 pub fn break_getrandom_on_this_thread() -> bool {
     #[allow(clippy::cast_sign_loss)]
     let eio = libc::SECCOMP_RET_ERRNO | libc::EIO as u32;
@@ -80,7 +80,7 @@ pub fn break_getrandom_on_this_thread() -> bool {
 }
 
 /// Kills the process at any `open` or `openat` made by the calling thread from now on.
-/// Returns `false` (and changes nothing) where the kernel refuses seccomp filters.
+/// Returns `false` (with no filter installed) where the kernel refuses seccomp filters.
 pub fn forbid_open_on_this_thread() -> bool {
     filter_on_this_thread(
         &[libc::SYS_openat, libc::SYS_open],
