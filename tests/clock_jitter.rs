@@ -19,48 +19,35 @@
 //! Result: both held on e907eb7 (coverage, not a finding).
 
 use std::collections::HashSet;
-use std::io::Write as _;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use scru128::{Clock, GenerateError, Scru128Generator, Scru128Id, SystemClock, scru128};
 
+mod common;
+use common::faketime::{self, FakeClock};
+
 const WORKER_ENV: &str = "SCRU128_REVIEW_JITTER_WORKER";
-const FILE_ENV: &str = "SCRU128_REVIEW_JITTER_FILE";
 const THREADS: usize = 6;
 const RUN: Duration = Duration::from_millis(700);
 
 fn run_in_child(test: &str, mode: &str) {
-    let Some(lib) = std::env::var_os("SCRU128_FAKETIME") else {
+    let Some(lib) = faketime::library() else {
         println!("skipped: set SCRU128_FAKETIME to the path of libfaketime.so.1");
         return;
     };
-    let dir = std::env::temp_dir().join(format!(
-        "scru128-review-jitter-{}-{mode}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let offset_file = dir.join("faketimerc");
-    std::fs::write(&offset_file, "+0\n").unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
-        .env(WORKER_ENV, mode)
-        .env(FILE_ENV, &offset_file)
-        .env("LD_PRELOAD", &lib)
-        .env("FAKETIME_TIMESTAMP_FILE", &offset_file)
-        .env("FAKETIME_NO_CACHE", "1")
-        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
-        .env_remove("FAKETIME")
+    let clock = FakeClock::new(&lib);
+    let out = clock
+        .preload(&mut common::worker::command(test, WORKER_ENV, mode))
         .output()
         .expect("starting the worker");
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(clock);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let verdict = stdout
-        .lines()
-        .find_map(|l| l.find("jitter: ").map(|at| &l[at..]))
+    let verdict = common::worker::verdicts(&stdout, "jitter: ")
+        .first()
+        .copied()
         .unwrap_or("no verdict");
     println!("{mode}: {verdict}");
     assert!(
@@ -70,34 +57,14 @@ fn run_in_child(test: &str, mode: &str) {
     );
 }
 
-/// Replaces the offset file in one step (rename), so a reader never sees it empty.
+/// Sets the fake clock's offset, in microseconds.
 fn set_offset_us(us: i64) {
-    let path = std::path::PathBuf::from(std::env::var_os(FILE_ENV).unwrap());
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp).unwrap();
     let sign = if us < 0 { '-' } else { '+' };
-    writeln!(
-        f,
+    faketime::set_offset(&format!(
         "{sign}{}.{:06}",
         us.unsigned_abs() / 1_000_000,
         us.unsigned_abs() % 1_000_000
-    )
-    .unwrap();
-    drop(f);
-    std::fs::rename(&tmp, &path).unwrap();
-}
-
-fn check_faketime() {
-    let now = || {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-    };
-    set_offset_us(10_000_000_000);
-    let moved = now();
-    set_offset_us(0);
-    assert!(moved >= now() + 9_990, "libfaketime is not in force");
+    ));
 }
 
 /// A small xorshift for the control thread's choices.
@@ -145,7 +112,7 @@ fn ids_stay_ordered_through_a_jittering_clock() {
 }
 
 fn ids_worker(shared_generator: bool) {
-    check_faketime();
+    faketime::assert_in_force();
     let stop = Arc::new(AtomicBool::new(false));
     let start = Arc::new(Barrier::new(THREADS + 1));
     let shared = Arc::new(Mutex::new(Scru128Generator::new()));
@@ -235,7 +202,7 @@ fn system_clock_readings_are_linearizable_through_forward_steps() {
 }
 
 fn linearizable_worker() {
-    check_faketime();
+    faketime::assert_in_force();
     let stop = Arc::new(AtomicBool::new(false));
     let log: Arc<Mutex<Vec<u64>>> = Arc::new(Mutex::new(Vec::with_capacity(1 << 22)));
     let handles: Vec<_> = (0..THREADS)
@@ -307,7 +274,7 @@ fn a_clock_out_of_range_panics_changes_nothing_and_is_retried() {
 
 fn out_of_range_worker() {
     use std::panic::{AssertUnwindSafe, catch_unwind};
-    check_faketime();
+    faketime::assert_in_force();
     std::panic::set_hook(Box::new(|_| {}));
     let mut g = Scru128Generator::new();
     let (mut last_global, mut last_own) = (scru128(), g.generate());

@@ -22,13 +22,15 @@
 //! that does not exist, it fails.
 
 use std::collections::HashSet;
-use std::io::Write as _;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::Duration;
 
 use scru128::{GenerateError, Scru128Generator, Scru128Id};
+
+mod common;
+use common::faketime::{self, FakeClock};
 
 const THREADS: usize = 4;
 /// Offsets of the fake clock from the real one, in seconds, one per phase.
@@ -68,7 +70,7 @@ fn main() -> ExitCode {
         };
         return worker(scenario);
     }
-    let Some(lib) = std::env::var_os("SCRU128_FAKETIME") else {
+    let Some(lib) = faketime::library() else {
         println!(
             "clock_steps: skipped; set SCRU128_FAKETIME to the path of libfaketime.so.1 \
              (Debian package libfaketime), or run scripts/test, to step the clock for real"
@@ -82,25 +84,13 @@ fn main() -> ExitCode {
     let mut failed = 0;
     for scenario in Scenario::ALL {
         for run in 1..=RUNS {
-            let dir = std::env::temp_dir().join(format!(
-                "scru128-clock-steps-{}-{}-{run}",
-                std::process::id(),
-                scenario.name()
-            ));
-            std::fs::create_dir_all(&dir).unwrap();
-            let offset_file = dir.join("faketimerc");
-            std::fs::write(&offset_file, "+0\n").unwrap();
-            let out = Command::new(std::env::current_exe().unwrap())
+            let clock = FakeClock::new(&lib);
+            let out = clock
+                .command()
                 .env("SCRU128_CLOCK_STEP_WORKER", scenario.name())
-                .env("SCRU128_CLOCK_STEP_FILE", &offset_file)
-                .env("LD_PRELOAD", &lib)
-                .env("FAKETIME_TIMESTAMP_FILE", &offset_file)
-                .env("FAKETIME_NO_CACHE", "1")
-                .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
-                .env_remove("FAKETIME")
                 .output()
                 .expect("starting the worker");
-            let _ = std::fs::remove_dir_all(&dir);
+            drop(clock);
             let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
             let verdict = if out.status.success() { "ok" } else { "FAILED" };
@@ -124,21 +114,7 @@ fn main() -> ExitCode {
 type Record = (u32, Scru128Id, bool);
 
 fn worker(scenario: Scenario) -> ExitCode {
-    let offset_file = std::env::var_os("SCRU128_CLOCK_STEP_FILE").expect("offset file");
-    // libfaketime is really in force: the fake clock follows the file.
-    let real_now = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-    };
-    set_offset(&offset_file, 10_000);
-    let moved = real_now().as_secs();
-    set_offset(&offset_file, 0);
-    let back = real_now().as_secs();
-    assert!(
-        moved >= back + 9_990,
-        "libfaketime is not in force ({moved} vs {back})"
-    );
+    faketime::assert_in_force();
 
     let phase = Arc::new(AtomicU32::new(0));
     let stop = Arc::new(AtomicBool::new(false));
@@ -175,7 +151,7 @@ fn worker(scenario: Scenario) -> ExitCode {
     for (p, &offset) in OFFSETS.iter().enumerate() {
         if p > 0 {
             phase.store(u32::try_from(p).unwrap(), Ordering::SeqCst);
-            set_offset(&offset_file, offset);
+            faketime::set_offset(&format!("{offset:+}"));
         }
         std::thread::sleep(PHASE);
     }
@@ -191,16 +167,6 @@ fn worker(scenario: Scenario) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Replaces the offset file in one step (rename), so that a reader never sees it empty.
-fn set_offset(file: &std::ffi::OsStr, seconds: i64) {
-    let path = std::path::Path::new(file);
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp).unwrap();
-    writeln!(f, "{seconds:+}").unwrap();
-    drop(f);
-    std::fs::rename(&tmp, path).unwrap();
 }
 
 fn check(scenario: Scenario, per_thread: &[Vec<Record>]) -> Result<String, String> {

@@ -19,6 +19,9 @@ use std::thread;
 
 use scru128::{DefaultRng, RandomSource, Scru128Generator, scru128};
 
+mod common;
+use common::seccomp::break_getrandom_on_this_thread;
+
 /// The start of the message of every such panic.
 const MESSAGE: &str = "scru128: the operating system's random source failed (";
 const MESSAGE_END: &str = "); refusing a weak seed";
@@ -45,73 +48,6 @@ fn message(payload: &(dyn Any + Send)) -> String {
         .cloned()
         .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
         .unwrap_or_default()
-}
-
-/// Makes the `getrandom` system call fail with `EIO` on the calling thread (and in
-/// the threads and processes it starts from then on). Seccomp filters cannot be
-/// removed: call it on a thread that ends afterwards. Returns `false` (and changes
-/// nothing) where the kernel refuses seccomp filters, e.g. in some containers.
-fn break_getrandom_on_this_thread() -> bool {
-    // offsetof(struct seccomp_data, nr)
-    const NR: u32 = 0;
-    #[allow(clippy::cast_sign_loss)]
-    let filter = [
-        bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, NR),
-        bpf(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            0,
-            1,
-            libc::SYS_getrandom as u32,
-        ),
-        bpf(
-            libc::BPF_RET | libc::BPF_K,
-            0,
-            0,
-            libc::SECCOMP_RET_ERRNO | libc::EIO as u32,
-        ),
-        bpf(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
-    ];
-    let program = libc::sock_fprog {
-        len: u16::try_from(filter.len()).unwrap(),
-        filter: filter.as_ptr().cast_mut(),
-    };
-    // SAFETY: plain prctl calls; `program` points to a valid filter that outlives the
-    // call (the kernel copies it).
-    let installed = unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &raw const program,
-            ) == 0
-    };
-    if !installed {
-        eprintln!(
-            "skipped: seccomp filters are refused here ({})",
-            std::io::Error::last_os_error()
-        );
-        return false;
-    }
-    // The system call does fail now (a `getrandom` served without a system call,
-    // e.g. from a vDSO, would make this test meaningless).
-    let mut byte = [0u8; 1];
-    // SAFETY: a valid one-byte buffer.
-    let rc = unsafe { libc::syscall(libc::SYS_getrandom, byte.as_mut_ptr(), 1usize, 0u32) };
-    assert_eq!(rc, -1);
-    assert_eq!(
-        std::io::Error::last_os_error().raw_os_error(),
-        Some(libc::EIO)
-    );
-    true
-}
-
-fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code: u16::try_from(code).unwrap(),
-        jt,
-        jf,
-        k,
-    }
 }
 
 /// Runs `f` on a new thread whose `getrandom` fails; returns its panic message

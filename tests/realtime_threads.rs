@@ -22,12 +22,13 @@
 //! `CAP_SYS_NICE`); otherwise the test says so and passes.
 #![cfg(target_os = "linux")]
 
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use scru128::{Clock, SystemClock};
+
+mod common;
 
 const WORKER_ENV: &str = "SCRU128_REVIEW_RT_WORKER";
 /// How long the scenario runs when nothing hangs (the CPU it uses is busy meanwhile).
@@ -39,23 +40,14 @@ fn a_real_time_thread_never_hangs_on_the_process_clock() {
         worker();
         return;
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_real_time_thread_never_hangs_on_the_process_clock",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(WORKER_ENV, "1")
-        .output()
-        .expect("starting the worker");
+    let out = common::worker::run(
+        "a_real_time_thread_never_hangs_on_the_process_clock",
+        WORKER_ENV,
+        "1",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    // The harness may print "test ... " before a verdict on the same line.
-    let verdict: Vec<&str> = stdout
-        .lines()
-        .filter_map(|l| l.find("rt: ").map(|at| &l[at..]))
-        .collect();
+    let verdict = common::worker::verdicts(&stdout, "rt: ");
     println!("{}", verdict.join("\n"));
     assert!(
         out.status.success(),

@@ -18,16 +18,18 @@
 #![cfg(target_os = "linux")]
 
 use std::fs::File;
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::os::fd::FromRawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use scru128::{Scru128Id, scru128};
 
+mod common;
+use common::faketime::{self, FakeClock};
+use common::seccomp::break_getrandom_on_this_thread;
+
 const WORKER_ENV: &str = "SCRU128_REVIEW_RESET_WORKER";
-const FILE_ENV: &str = "SCRU128_REVIEW_RESET_FILE";
 const NAME: &str = "a_reset_whose_reseed_failed_and_was_caught_still_resets";
 
 #[test]
@@ -36,26 +38,16 @@ fn a_reset_whose_reseed_failed_and_was_caught_still_resets() {
         worker();
         return;
     }
-    let Some(lib) = std::env::var_os("SCRU128_FAKETIME") else {
+    let Some(lib) = faketime::library() else {
         println!("skipped: set SCRU128_FAKETIME to the path of libfaketime.so.1");
         return;
     };
-    let dir = std::env::temp_dir().join(format!("scru128-review-reset-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let offset_file = dir.join("faketimerc");
-    std::fs::write(&offset_file, "+0\n").unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
-        .env(WORKER_ENV, "1")
-        .env(FILE_ENV, &offset_file)
-        .env("LD_PRELOAD", &lib)
-        .env("FAKETIME_TIMESTAMP_FILE", &offset_file)
-        .env("FAKETIME_NO_CACHE", "1")
-        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
-        .env_remove("FAKETIME")
+    let clock = FakeClock::new(&lib);
+    let out = clock
+        .preload(&mut common::worker::command(NAME, WORKER_ENV, "1"))
         .output()
         .expect("starting the worker");
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(clock);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -63,25 +55,14 @@ fn a_reset_whose_reseed_failed_and_was_caught_still_resets() {
         "worker failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
-    // The harness may print "test ... " before it on the same line.
-    let verdict = stdout
-        .lines()
-        .find_map(|l| l.find("reset: ").map(|at| &l[at..]))
+    let verdict = *common::worker::verdicts(&stdout, "reset: ")
+        .first()
         .unwrap_or_else(|| panic!("no verdict:\n{stdout}\n{stderr}"));
     println!("{verdict}");
     assert!(
         verdict.starts_with("reset: ok") || verdict.starts_with("reset: skipped"),
         "{verdict}"
     );
-}
-
-fn set_offset(seconds: i64) {
-    let path = std::path::PathBuf::from(std::env::var_os(FILE_ENV).unwrap());
-    let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp).unwrap();
-    writeln!(f, "{seconds:+}").unwrap();
-    drop(f);
-    std::fs::rename(&tmp, &path).unwrap();
 }
 
 fn now_ms() -> u64 {
@@ -94,57 +75,8 @@ fn now_ms() -> u64 {
     .unwrap()
 }
 
-fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code: u16::try_from(code).unwrap(),
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// `getrandom` fails with `EIO` on the calling thread from now on.
-fn break_getrandom_on_this_thread() -> bool {
-    #[allow(clippy::cast_sign_loss)]
-    let filter = [
-        bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, 0),
-        bpf(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            0,
-            1,
-            libc::SYS_getrandom as u32,
-        ),
-        bpf(
-            libc::BPF_RET | libc::BPF_K,
-            0,
-            0,
-            libc::SECCOMP_RET_ERRNO | libc::EIO as u32,
-        ),
-        bpf(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
-    ];
-    let program = libc::sock_fprog {
-        len: u16::try_from(filter.len()).unwrap(),
-        filter: filter.as_ptr().cast_mut(),
-    };
-    // SAFETY: plain prctl calls with a valid filter that outlives them.
-    unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &raw const program,
-                0,
-                0,
-            ) == 0
-    }
-}
-
 fn worker() {
-    // libfaketime is in force.
-    set_offset(10_000);
-    let moved = now_ms();
-    set_offset(0);
-    assert!(moved >= now_ms() + 9_990_000, "libfaketime is not in force");
+    faketime::assert_in_force();
     std::panic::set_hook(Box::new(|_| {}));
 
     let before: Vec<Scru128Id> = (0..1_000).map(|_| scru128()).collect();
@@ -174,7 +106,7 @@ fn worker() {
     let mut status = 0;
     // SAFETY: `pid` is our child.
     assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
-    set_offset(0);
+    faketime::set_offset("+0");
     println!("{report}");
 }
 
@@ -186,7 +118,7 @@ fn child(last_before: Scru128Id) -> String {
         go_rx.recv().unwrap();
         (scru128(), now_ms())
     });
-    set_offset(-60);
+    faketime::set_offset("-60");
     std::thread::sleep(Duration::from_millis(5)); // past any window of the old time
     if !break_getrandom_on_this_thread() {
         drop(go_tx);

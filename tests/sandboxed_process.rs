@@ -20,65 +20,14 @@
 //! (Linux); where the kernel refuses filters the test says so and passes.
 #![cfg(target_os = "linux")]
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use scru128::{Clock, Scru128Generator, SystemClock, scru128};
 
+mod common;
+use common::seccomp::forbid_open_on_this_thread;
+
 const WORKER_ENV: &str = "SCRU128_REVIEW_SANDBOX_WORKER";
-
-fn bpf(code: u32, jt: u8, jf: u8, k: u32) -> libc::sock_filter {
-    libc::sock_filter {
-        code: u16::try_from(code).unwrap(),
-        jt,
-        jf,
-        k,
-    }
-}
-
-/// Kills the process at any `open` or `openat` made by this thread from now on.
-fn forbid_open_on_this_thread() -> bool {
-    const NR: u32 = 0; // offsetof(struct seccomp_data, nr)
-    #[allow(clippy::cast_sign_loss)]
-    let filter = [
-        bpf(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, NR),
-        bpf(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            2,
-            0,
-            libc::SYS_openat as u32,
-        ),
-        bpf(
-            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
-            1,
-            0,
-            libc::SYS_open as u32,
-        ),
-        bpf(libc::BPF_RET | libc::BPF_K, 0, 0, libc::SECCOMP_RET_ALLOW),
-        bpf(
-            libc::BPF_RET | libc::BPF_K,
-            0,
-            0,
-            libc::SECCOMP_RET_KILL_PROCESS,
-        ),
-    ];
-    let program = libc::sock_fprog {
-        len: u16::try_from(filter.len()).unwrap(),
-        filter: filter.as_ptr().cast_mut(),
-    };
-    // SAFETY: plain prctl calls; `program` points to a valid filter that outlives the
-    // call (the kernel copies it).
-    unsafe {
-        libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                &raw const program,
-                0,
-                0,
-            ) == 0
-    }
-}
 
 #[test]
 fn generating_inside_a_sandbox_entered_after_start_up_survives() {
@@ -86,27 +35,18 @@ fn generating_inside_a_sandbox_entered_after_start_up_survives() {
         worker();
         return;
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "generating_inside_a_sandbox_entered_after_start_up_survives",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(WORKER_ENV, "1")
-        .output()
-        .expect("starting the worker");
+    let out = common::worker::run(
+        "generating_inside_a_sandbox_entered_after_start_up_survives",
+        WORKER_ENV,
+        "1",
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     use std::os::unix::process::ExitStatusExt as _;
     assert_ne!(
         out.status.signal(),
         Some(libc::SIGSYS),
         "killed by the sandbox (SIGSYS) while generating: {}",
-        stdout
-            .lines()
-            .filter_map(|l| l.find("sandbox: ").map(|at| &l[at..]))
-            .collect::<Vec<_>>()
-            .join("; ")
+        common::worker::verdicts(&stdout, "sandbox: ").join("; ")
     );
     assert!(
         out.status.success(),

@@ -1,5 +1,6 @@
 //! Shared by the integration tests: the IDs every integration must round-trip, a
-//! seeded random source, and the PostgreSQL URL.
+//! seeded random source, the PostgreSQL URL, (Linux) seccomp filters, tests that re-run
+//! their binary in worker mode, and a fake wall clock for such a worker (libfaketime).
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
@@ -59,8 +60,12 @@ pub fn flip_case(text: &str, mask: u64) -> String {
         .collect()
 }
 
+pub mod faketime;
 pub mod formats;
+#[cfg(target_os = "linux")]
+pub mod seccomp;
 mod split_mix;
+pub mod worker;
 pub use split_mix::SplitMix64;
 
 /// MIN, MAX, the shared vectors, values at byte and sign boundaries (a database that
