@@ -212,6 +212,8 @@ pub use external::stored::StoredValueError;
 
 /// The project's documents, readable here as on its repository (`docs/`): nothing to
 /// call, only text.
+// Prose written for the repository: names like ChaCha12 need no code markup there.
+#[allow(clippy::doc_markdown)]
 pub mod docs {
     #[doc = include_str!("../docs/format.md")]
     pub mod format {}

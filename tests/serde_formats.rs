@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::formats::{bincode, cbor, cbor_map_id, from_bincode, from_cbor, from_json, from_postcard, json, postcard};
+use common::formats::{
+    bincode, cbor, cbor_map_id, from_bincode, from_cbor, from_json, from_postcard, json, postcard,
+};
 
 use scru128::Scru128Id;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -185,7 +187,6 @@ fn any_is_refused_with_an_error_by_formats_that_are_not_self_describing() {
     let written = postcard(&AnyForm { id });
     assert!(from_postcard::<AnyForm>(&written).is_err());
 }
-
 
 /// Serializes as a byte string (what `serde_bytes` does), without the dependency.
 fn serde_bytes_like(bytes: &[u8]) -> impl Serialize + '_ {

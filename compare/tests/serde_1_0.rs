@@ -83,4 +83,3 @@ fn structs_written_by_scru128_1_0_read_back() {
     assert_eq!(from_bincode(&bincode(&old)), Ok(new.clone()));
     assert_eq!(from_postcard(&postcard(&old)), Ok(new));
 }
-
