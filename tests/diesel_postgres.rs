@@ -4,12 +4,16 @@
 //! Each test works in temporary tables of its own connection.
 
 mod common;
+// Not in common/mod.rs: the other tests (and compare/) have no diesel features.
+#[path = "common/diesel_errors.rs"]
+mod diesel_errors;
 
 use diesel::connection::SimpleConnection;
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::result::{DeserializeFieldError, Error};
+use diesel::result::Error;
 use diesel::sql_types::{Binary, Integer, Nullable, SingleValue, Text, Uuid};
+use diesel_errors::stored_error;
 use scru128::diesel::sql_types::Scru128;
 use scru128::{Scru128Id, StoredValueError};
 
@@ -68,28 +72,6 @@ fn connect_native() -> PgConnection {
     db
 }
 
-/// The shared vectors, MIN and MAX.
-fn vectors_min_max() -> Vec<Scru128Id> {
-    let mut ids = common::vectors();
-    ids.extend([Scru128Id::MIN, Scru128Id::MAX]);
-    ids.sort_unstable();
-    ids.dedup(); // the vectors may hold MIN or MAX already
-    assert!(ids.contains(&Scru128Id::MIN) && ids.contains(&Scru128Id::MAX));
-    ids
-}
-
-/// The `StoredValueError` of a failed read: diesel's deserialization error, or the
-/// source of the error diesel gives for one field of a row.
-fn stored_error(err: &Error) -> Option<StoredValueError> {
-    let Error::DeserializationError(cause) = err else {
-        return None;
-    };
-    match cause.downcast_ref::<DeserializeFieldError>() {
-        Some(field) => field.error.downcast_ref().copied(),
-        None => cause.downcast_ref().copied(),
-    }
-}
-
 /// `SELECT expr`, read as an ID of the SQL type `ST`.
 fn select_as<ST>(db: &mut PgConnection, expr: &str) -> QueryResult<Scru128Id>
 where
@@ -109,7 +91,7 @@ fn vectors_min_and_max_round_trip_through_every_column_type() {
     )
     .execute(&mut db)
     .unwrap();
-    let ids = vectors_min_max();
+    let ids = common::vectors_min_max();
     let rows: Vec<EveryType> = ids
         .iter()
         .enumerate()
@@ -328,11 +310,7 @@ fn order_by_is_the_library_order_for_100k_shuffled_ids() {
         ("scru128", by_native),
         ("scru128, sorted", sorted),
     ] {
-        assert_eq!(found.len(), expected.len(), "{name}");
-        assert!(
-            found == expected,
-            "{name}: the database order differs from the library's"
-        );
+        common::assert_library_order(name, &found, &expected);
     }
     // comparisons with bound IDs agree too
     let mid = expected[expected.len() / 3];

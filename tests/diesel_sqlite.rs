@@ -2,13 +2,17 @@
 //! removed afterwards), on the system's libsqlite3.
 
 mod common;
+// Not in common/mod.rs: the other tests (and compare/) have no diesel features.
+#[path = "common/diesel_errors.rs"]
+mod diesel_errors;
 
 use common::TempDb;
 use diesel::connection::SimpleConnection;
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::result::{DeserializeFieldError, Error, UnexpectedNullError};
+use diesel::result::{Error, UnexpectedNullError};
 use diesel::sql_types::{BigInt, Binary, Text};
+use diesel_errors::stored_error;
 use scru128::{Scru128Id, StoredValueError};
 
 diesel::table! {
@@ -49,18 +53,6 @@ fn open(file: &TempDb) -> SqliteConnection {
     SqliteConnection::establish(path).unwrap_or_else(|err| panic!("cannot open {path}: {err}"))
 }
 
-/// The `StoredValueError` of a failed read: diesel's deserialization error, or the
-/// source of the error diesel gives for one field of a row.
-fn stored_error(err: &Error) -> Option<StoredValueError> {
-    let Error::DeserializationError(cause) = err else {
-        return None;
-    };
-    match cause.downcast_ref::<DeserializeFieldError>() {
-        Some(field) => field.error.downcast_ref().copied(),
-        None => cause.downcast_ref().copied(),
-    }
-}
-
 #[test]
 fn vectors_min_and_max_round_trip_as_blob_and_text() {
     let file = TempDb::new("diesel-vectors");
@@ -69,10 +61,7 @@ fn vectors_min_and_max_round_trip_as_blob_and_text() {
         "CREATE TABLE item (id BLOB PRIMARY KEY, txt TEXT NOT NULL, maybe BLOB) WITHOUT ROWID",
     )
     .unwrap();
-    let mut ids = common::vectors();
-    ids.extend([Scru128Id::MIN, Scru128Id::MAX]);
-    ids.sort_unstable();
-    ids.dedup(); // the vectors may hold MIN or MAX already
+    let ids = common::vectors_min_max();
     let rows: Vec<Item> = ids
         .iter()
         .enumerate()
@@ -185,11 +174,7 @@ fn order_by_is_the_library_order_for_100k_shuffled_ids() {
         .load(&mut db)
         .unwrap();
     for (name, found) in [("BLOB key", by_key), ("BLOB", by_value), ("TEXT", by_text)] {
-        assert_eq!(found.len(), expected.len(), "{name}");
-        assert!(
-            found == expected,
-            "{name}: the database order differs from the library's"
-        );
+        common::assert_library_order(name, &found, &expected);
     }
     let mid = expected[expected.len() / 3];
     let below: i64 = keyed::table
