@@ -13,7 +13,9 @@ pub(crate) mod rand_core_support;
     feature = "postgres",
     feature = "sqlx-postgres",
     feature = "sqlx-sqlite",
-    feature = "rusqlite"
+    feature = "rusqlite",
+    feature = "diesel-postgres",
+    feature = "diesel-sqlite"
 ))]
 pub(crate) mod stored;
 
@@ -28,3 +30,9 @@ mod sqlx_sqlite_support;
 
 #[cfg(feature = "rusqlite")]
 mod rusqlite_support;
+
+#[cfg(any(feature = "diesel-postgres", feature = "diesel-sqlite"))]
+pub mod diesel_support;
+
+#[cfg(feature = "arbitrary")]
+mod arbitrary_support;

@@ -131,11 +131,18 @@
 //! - `sqlx-sqlite`: sqlx `Type`/`Encode`/`Decode` for SQLite: a 16-byte `BLOB`, which
 //!   SQLite sorts like the ID; also reads `TEXT`.
 //! - `rusqlite`: rusqlite `ToSql`/`FromSql`: a 16-byte `BLOB`; also reads `TEXT`.
+//! - `diesel-postgres`, `diesel-sqlite` (`diesel` is both): a `Scru128Id` field in
+//!   diesel models, as `Uuid`, `Binary` or `Text`, and as the native `scru128` of the
+//!   extension through `scru128::diesel::sql_types::Scru128`; the module
+//!   `scru128::diesel` has the table of column types.
+//! - `arbitrary`: `arbitrary::Arbitrary` for [`Scru128Id`], every 128-bit value
+//!   (reserved timestamps included), for fuzz targets; needs `std` through arbitrary.
 //!
 //! The database integrations report a stored value that is not an ID with a
 //! `StoredValueError` (inside the client's error), never a panic. The sqlx features
 //! are for sqlx 0.9 (which needs Rust 1.94), `rusqlite` for rusqlite 0.39, `postgres`
-//! for postgres-types 0.2; none of them picks a runtime, TLS or SQLite build for you.
+//! for postgres-types 0.2, the diesel features for diesel 2.3; none of them picks a
+//! runtime, TLS, diesel connection or SQLite build for you.
 //!
 //! Without default features the crate is `no_std` and needs no allocator: the ID type,
 //! the codec and [`Scru128Generator`] with your own random source and clock.
@@ -200,13 +207,19 @@ pub use external::serde_support as serde;
 #[cfg(feature = "std")]
 pub use sources::{DefaultRng, SystemClock};
 
+/// diesel support: `Scru128Id` in diesel models, and the SQL type of the extension's
+/// native `scru128` (features `diesel-postgres`, `diesel-sqlite`).
+#[cfg(any(feature = "diesel-postgres", feature = "diesel-sqlite"))]
+pub use external::diesel_support as diesel;
 #[cfg(feature = "rand_core")]
 pub use external::rand_core_support::RandCoreSource;
 #[cfg(any(
     feature = "postgres",
     feature = "sqlx-postgres",
     feature = "sqlx-sqlite",
-    feature = "rusqlite"
+    feature = "rusqlite",
+    feature = "diesel-postgres",
+    feature = "diesel-sqlite"
 ))]
 pub use external::stored::StoredValueError;
 

@@ -6,13 +6,15 @@ use core::fmt;
 use crate::{ParseError, Scru128Id};
 
 /// A stored database value that is not a SCRU128 ID (features `postgres`,
-/// `sqlx-postgres`, `sqlx-sqlite`, `rusqlite`).
+/// `sqlx-postgres`, `sqlx-sqlite`, `rusqlite`, `diesel-postgres`, `diesel-sqlite`).
 ///
 /// The database integrations return it, boxed, as the source of the client's decode
 /// error, so it can be found with `downcast_ref`. (rusqlite reports a binary value of
-/// the wrong length with its own `FromSqlError::InvalidBlobSize` instead.) A value of a
-/// type that cannot hold an ID at all (an integer, a date…) is refused by the client's
-/// own type check before it gets here.
+/// the wrong length with its own `FromSqlError::InvalidBlobSize` instead; diesel puts
+/// it in `Error::DeserializationError`.) A value of a type that cannot hold an ID at
+/// all (an integer, a date…) is refused by the client's own type check before it gets
+/// here, except with diesel's SQLite backend, which leaves that to the type:
+/// [`NotBinaryOrText`](Self::NotBinaryOrText).
 ///
 /// ```
 /// use scru128::{Scru128Id, StoredValueError};
@@ -35,6 +37,10 @@ pub enum StoredValueError {
     /// what the server writes for 16 bytes: `uuid` as 8-4-4-4-12 hex digits, `bytea` as
     /// `\x` and 32 hex digits.
     PgTextFormat,
+    /// An SQLite value of a storage class that cannot hold an ID (`INTEGER`, `REAL`),
+    /// given here, where a `BLOB` or `TEXT` was expected (diesel's SQLite backend, whose
+    /// columns take a value of any class whatever their declared type).
+    NotBinaryOrText(&'static str),
 }
 
 impl fmt::Display for StoredValueError {
@@ -46,6 +52,10 @@ impl fmt::Display for StoredValueError {
             Self::Text(err) => write!(f, "stored text is not a SCRU128 ID: {err}"),
             Self::PgTextFormat => f.write_str(
                 "a PostgreSQL uuid or bytea value in text format is not 16 bytes in hex",
+            ),
+            Self::NotBinaryOrText(found) => write!(
+                f,
+                "a stored SCRU128 ID must be a BLOB or TEXT value, found {found}"
             ),
         }
     }

@@ -100,6 +100,27 @@ pub fn edge_ids() -> Vec<Scru128Id> {
     ids
 }
 
+/// The shared vectors, MIN and MAX, sorted, each once.
+pub fn vectors_min_max() -> Vec<Scru128Id> {
+    let mut ids = vectors();
+    ids.extend([Scru128Id::MIN, Scru128Id::MAX]);
+    ids.sort_unstable();
+    ids.dedup(); // the vectors may hold MIN or MAX already
+    ids
+}
+
+/// Asserts that the IDs a query (`what`) read back are `expected`, in the library's
+/// order; on failure it names the first row out of place rather than printing them all.
+pub fn assert_library_order(what: &str, found: &[Scru128Id], expected: &[Scru128Id]) {
+    assert_eq!(found.len(), expected.len(), "{what}: the number of rows");
+    if let Some(row) = found.iter().zip(expected).position(|(a, b)| a != b) {
+        panic!(
+            "{what}: the database order differs from the library's at row {row}: {} where {} belongs",
+            found[row], expected[row]
+        );
+    }
+}
+
 /// `n` distinct IDs for the sort-order tests, shuffled: half from one generator (runs
 /// of consecutive counters, as real tables hold), half generated at random times over
 /// the whole 44-bit range with random fields, so every byte position varies.
