@@ -654,9 +654,10 @@ const fn decode(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
     Ok(Scru128Id::from_u128(((hi as u128) << 64) | lo as u128))
 }
 
-/// [`decode`] for run time: on x86-64 the AVX2 path where the CPU has it (feature
-/// `std`, which detects it), else the SSE2 path (SSE2 is always present), with the
-/// same results (tested against the portable path).
+/// [`decode`] for run time: the SSE2 path on x86-64 (where SSE2 is always present),
+/// with the same results (tested against the portable path). (An AVX2 path, 32 lanes
+/// at once, measured within the noise of this one: 5.4 against 5.7 ns in one
+/// benchmark, 5.8 against 5.3 in another; it was not kept.)
 #[inline]
 fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -664,18 +665,6 @@ fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
         let Ok(bytes) = <&[u8; 26]>::try_from(bytes) else {
             return Err(find_error(bytes));
         };
-        #[cfg(feature = "std")]
-        let value = if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, just checked (the check is one load of a
-            // cached bit). 6.0 -> 5.0 ns per parse over 1024 different IDs, against
-            // SSE2 (a min-of-400 loop on a 2-core AMD EPYC; compare/benches/compare.rs, `parse
-            // 1024 different`); tested to agree with the portable path by
-            // `run_time_decoder_agrees_*`.
-            unsafe { avx2::decode(bytes) }
-        } else {
-            sse2::decode(bytes)
-        };
-        #[cfg(not(feature = "std"))]
         let value = sse2::decode(bytes);
         match value {
             Some(value) => Ok(sse2::id_from_u128(value)),
@@ -684,77 +673,6 @@ fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     decode(bytes)
-}
-
-/// The SSE2 path on 32 lanes at once, with AVX2's byte multiply-add for the pairs: the
-/// same steps as [`sse2`] in about half the instructions. Not inlined into callers (a
-/// `#[target_feature]` function cannot be), which costs less than it saves.
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-#[allow(clippy::cast_possible_wrap, clippy::cast_sign_loss)] // bytes and lanes as AVX2 types them
-mod avx2 {
-    use core::arch::x86_64::{
-        __m128i, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_loadu_si128, _mm256_add_epi8,
-        _mm256_add_epi64, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_madd_epi16,
-        _mm256_maddubs_epi16, _mm256_min_epu8, _mm256_mul_epu32, _mm256_or_si256, _mm256_set_m128i,
-        _mm256_set1_epi8, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi64x,
-        _mm256_srli_epi64, _mm256_sub_epi8, _mm256_subs_epu8, _mm256_testz_si256,
-    };
-
-    /// The 128-bit value of 26 valid digits with a first digit of 0-7, else `None`.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    #[allow(clippy::cast_ptr_alignment)] // `_mm_loadu_si128` takes unaligned pointers
-    pub(super) unsafe fn decode(bytes: &[u8; 26]) -> Option<u128> {
-        let ptr = bytes.as_ptr();
-        // SAFETY: two unaligned 16-byte loads at 0 and 10 read bytes 0..26, all inside
-        // `bytes`; the caller guarantees AVX2 (and so SSE4.1 for `_mm_extract_epi64`).
-        let (ok, [a, b, c, d]) = unsafe {
-            let x = _mm256_set_m128i(
-                _mm_loadu_si128(ptr.add(10).cast::<__m128i>()),
-                _mm_loadu_si128(ptr.cast::<__m128i>()),
-            );
-            // As in `sse2::digit_values`, on bytes 0..16 and 10..26 at once.
-            let as_digit = _mm256_sub_epi8(x, _mm256_set1_epi8(b'0' as i8));
-            let folded = _mm256_or_si256(x, _mm256_set1_epi8(0x20));
-            let as_letter = _mm256_sub_epi8(folded, _mm256_set1_epi8(b'a' as i8));
-            let bad = _mm256_min_epu8(
-                _mm256_subs_epu8(as_digit, _mm256_set1_epi8(9)),
-                _mm256_subs_epu8(as_letter, _mm256_set1_epi8(21)),
-            );
-            let values =
-                _mm256_min_epu8(as_digit, _mm256_add_epi8(as_letter, _mm256_set1_epi8(10)));
-            // Pairs: first byte * 32 + second byte (signed weights 32 and 1).
-            let pairs = _mm256_maddubs_epi16(values, _mm256_set1_epi16(0x0120));
-            let quads = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x0001_0400));
-            let eights = _mm256_add_epi64(
-                _mm256_mul_epu32(quads, _mm256_set1_epi64x(1 << 20)),
-                _mm256_srli_epi64(quads, 32),
-            );
-            let (head, tail) = (
-                _mm256_castsi256_si128(eights),
-                _mm256_extracti128_si256(eights, 1),
-            );
-            (
-                _mm256_testz_si256(bad, bad) != 0,
-                [
-                    _mm_cvtsi128_si64(head) as u64,
-                    _mm_extract_epi64(head, 1) as u64,
-                    _mm_cvtsi128_si64(tail) as u64,
-                    _mm_extract_epi64(tail, 1) as u64,
-                ],
-            )
-        };
-        // The same 130 bits as in `sse2::decode`.
-        if !ok || a >> 38 != 0 {
-            return None;
-        }
-        let hi = (a << 26) | (b >> 14);
-        let lo = (b << 50) | ((c & 0x3ff) << 40) | d;
-        Some((u128::from(hi) << 64) | u128::from(lo))
-    }
 }
 
 /// 26 digits in two overlapping 16-byte vectors (bytes 0..16 and 10..26).
@@ -1100,7 +1018,6 @@ mod tests {
                     decode(&input),
                     "{byte:#04x} at {pos}"
                 );
-                assert_simd_paths_agree(&input);
             }
         }
         for len in [0, 1, 16, 25, 27, 40] {
@@ -1128,25 +1045,6 @@ mod tests {
                 };
             }
             assert_eq!(decode_at_run_time(&input), decode(&input), "{input:?}");
-            assert_simd_paths_agree(&input);
-        }
-    }
-
-    /// Each SIMD path on its own (`decode_at_run_time` takes only one of them on a
-    /// given CPU) against the portable decoder.
-    #[allow(clippy::missing_const_for_fn)]
-    fn assert_simd_paths_agree(input: &[u8; 26]) {
-        let want = decode(input).ok().map(Scru128Id::to_u128);
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        assert_eq!(super::sse2::decode(input), want, "sse2 {input:?}");
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, just checked.
-            assert_eq!(
-                unsafe { super::avx2::decode(input) },
-                want,
-                "avx2 {input:?}"
-            );
         }
     }
 
