@@ -667,7 +667,7 @@ fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
         };
         let value = sse2::decode(bytes);
         match value {
-            Some(value) => Ok(sse2::id_from_u128(value)),
+            Some(value) => Ok(Scru128Id::from_u128(value)),
             None => Err(find_error(bytes)),
         }
     }
@@ -722,24 +722,6 @@ mod sse2 {
         let hi = (a << 26) | (b >> 14);
         let lo = (b << 50) | ((c & 0x3ff) << 40) | d;
         Some((u128::from(hi) << 64) | u128::from(lo))
-    }
-
-    /// [`Scru128Id::from_u128`] through a vector register, so that the 16 bytes are
-    /// stored at once: two 8-byte stores read back by a 16-byte copy soon after (the
-    /// caller moving the ID) cannot be forwarded from the store buffer and stall.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    pub(super) fn id_from_u128(value: u128) -> super::Scru128Id {
-        let (hi, lo) = ((value >> 64) as u64, value as u64);
-        // SAFETY: SSE2 is enabled in the build configuration; `__m128i` and `[u8; 16]`
-        // have the same size and every bit pattern is valid for both.
-        let bytes = unsafe {
-            core::mem::transmute::<__m128i, [u8; 16]>(_mm_set_epi64x(
-                lo.swap_bytes() as i64,
-                hi.swap_bytes() as i64,
-            ))
-        };
-        super::Scru128Id::from_bytes(bytes)
     }
 
     /// Per byte: its digit value (meaningful for digits only), and a lane that is zero
