@@ -6,28 +6,23 @@
 //! The failure is real, not mocked: a seccomp filter, installed on one thread only,
 //! makes the `getrandom` system call fail with `EIO` on that thread (and in a child
 //! forked from it); other threads are untouched. Linux only; a binary of its own
-//! because of the fork.
+//! because of the forks, whose tests take turns (two of them fork).
 #![cfg(target_os = "linux")]
 
 use std::any::Any;
-use std::fs::File;
-use std::io::Read;
-use std::os::fd::FromRawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Mutex, Once, PoisonError};
+use std::sync::Once;
 use std::thread;
 
 use scru128::{DefaultRng, RandomSource, Scru128Generator, scru128};
 
 mod common;
+use common::processes::{pipe, read_to_string, serial, wait, write_all};
 use common::seccomp::break_getrandom_on_this_thread;
 
 /// The start of the message of every such panic.
 const MESSAGE: &str = "scru128: the operating system's random source failed (";
 const MESSAGE_END: &str = "); refusing a weak seed";
-
-/// One test at a time (one of them forks).
-static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Mutes the expected panics; others (failed assertions) are still printed.
 fn quiet_expected_panics() {
@@ -82,7 +77,7 @@ fn assert_clear_message(msg: Option<String>) {
 
 #[test]
 fn default_rng_refuses_to_start_without_os_entropy() {
-    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let _serial = serial();
     assert_clear_message(panic_without_entropy(DefaultRng::new));
     assert_clear_message(panic_without_entropy(Scru128Generator::new));
     assert_clear_message(panic_without_entropy(|| {
@@ -101,7 +96,7 @@ fn default_rng_refuses_to_start_without_os_entropy() {
 
 #[test]
 fn the_reseed_after_fork_refuses_a_weak_seed_too() {
-    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let _serial = serial();
     quiet_expected_panics();
     let handle = thread::spawn(|| {
         // Seeded while the OS source works...
@@ -112,9 +107,7 @@ fn the_reseed_after_fork_refuses_a_weak_seed_too() {
         if !break_getrandom_on_this_thread() {
             return None;
         }
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: `fds` is a valid array of two ints.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let (read_fd, write_fd) = pipe();
         // SAFETY: the child only draws a number, reports through the pipe and leaves
         // with `_exit`.
         let pid = unsafe { libc::fork() };
@@ -127,22 +120,14 @@ fn the_reseed_after_fork_refuses_a_weak_seed_too() {
                 first.map_or_else(|p| message(&*p), |v| format!("<drew {v}>")),
                 second.map_or_else(|p| message(&*p), |id| format!("<made {id}>")),
             );
-            // SAFETY: writes a valid buffer, then ends the child at once.
-            unsafe {
-                libc::write(fds[1], report.as_ptr().cast(), report.len());
-                libc::_exit(0);
-            }
+            let code = i32::from(!write_all(write_fd, report.as_bytes()));
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(code) }
         }
-        // SAFETY: our end of the pipe, closed once; `File` owns the read end.
-        unsafe { libc::close(fds[1]) };
-        let mut report = String::new();
-        // SAFETY: the read end is open and owned by nothing else.
-        unsafe { File::from_raw_fd(fds[0]) }
-            .read_to_string(&mut report)
-            .unwrap();
-        let mut status = 0;
-        // SAFETY: `pid` is our child.
-        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        // SAFETY: our end of the pipe, closed once.
+        unsafe { libc::close(write_fd) };
+        let report = read_to_string(read_fd).unwrap();
+        wait(pid);
         // The parent's generators (seeded before) go on.
         assert!(g.generate() > before.1);
         let _ = rng.next_u32();
@@ -165,7 +150,7 @@ fn the_reseed_after_fork_refuses_a_weak_seed_too() {
 #[test]
 fn a_caught_reseed_failure_after_fork_is_retried_not_skipped() {
     const K: usize = 8;
-    let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+    let _serial = serial();
     quiet_expected_panics();
     let mut rng = DefaultRng::new();
     let mut g = Scru128Generator::new();
@@ -173,9 +158,7 @@ fn a_caught_reseed_failure_after_fork_is_retried_not_skipped() {
     let _ = rng.next_u32();
     let _ = g.generate();
 
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (read_fd, write_fd) = pipe();
     // SAFETY: the child draws, reports through the pipe and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "fork failed");
@@ -200,24 +183,16 @@ fn a_caught_reseed_failure_after_fork_is_retried_not_skipped() {
         for _ in 0..K {
             report.push_str(&format!("{} {}\n", rng.next_u32(), g.generate()));
         }
-        // SAFETY: writes a valid buffer, then ends the child at once.
-        unsafe {
-            libc::write(fds[1], report.as_ptr().cast(), report.len());
-            libc::_exit(0);
-        }
+        let code = i32::from(!write_all(write_fd, report.as_bytes()));
+        // SAFETY: ends the child at once.
+        unsafe { libc::_exit(code) }
     }
-    // SAFETY: our end of the pipe, closed once; `File` owns the read end.
-    unsafe { libc::close(fds[1]) };
+    // SAFETY: our end of the pipe, closed once.
+    unsafe { libc::close(write_fd) };
     let parent: Vec<(u32, scru128::Scru128Id)> =
         (0..4 * K).map(|_| (rng.next_u32(), g.generate())).collect();
-    let mut report = String::new();
-    // SAFETY: the read end is open and owned by nothing else.
-    unsafe { File::from_raw_fd(fds[0]) }
-        .read_to_string(&mut report)
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: `pid` is our child.
-    assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+    let report = read_to_string(read_fd).unwrap();
+    wait(pid);
     let mut lines = report.lines();
     match lines.next() {
         Some("skipped") => return,

@@ -4,24 +4,21 @@
 //! A test binary of its own, so that the process forks with as few threads as
 //! possible; the tests here also take a lock so that no two fork at once, and no
 //! other thread holds the process-wide generator's lock at the moment of a fork. The
-//! child does no heavy allocation: its buffer is allocated before the fork, and it
-//! leaves with `_exit`, never returning into the test harness.
+//! child does no heavy allocation: its buffer is allocated before the fork, it writes
+//! with `common::processes::write_all`, which allocates nothing, and it leaves with
+//! `_exit`, never returning into the test harness.
 #![cfg(unix)]
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::Read;
-use std::os::fd::FromRawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use scru128::{Scru128Generator, Scru128Id, TIMESTAMP_BIAS, scru128};
 
-const N: usize = 100_000;
+mod common;
+use common::processes::{ids_from_bytes, pipe, read_to_end, serial, wait, write_all};
 
-/// Held across each fork.
-static FORK_LOCK: Mutex<()> = Mutex::new(());
+const N: usize = 100_000;
 
 /// Forks; parent and child each call `make` `n` times right after the fork. The child
 /// sends its IDs back through a pipe as 16-byte values. Returns (parent, child) IDs.
@@ -29,16 +26,14 @@ fn fork_and_generate(
     n: usize,
     mut make: impl FnMut() -> Scru128Id,
 ) -> (Vec<Scru128Id>, Vec<Scru128Id>) {
-    let _guard = FORK_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    // Held across the fork.
+    let _serial = serial();
     // Everything either side needs is allocated before the fork.
     let mut parent_ids: Vec<Scru128Id> = Vec::with_capacity(n);
     let mut child_buf: Vec<[u8; 16]> = vec![[0u8; 16]; n];
     let mut received: Vec<u8> = Vec::with_capacity(n * 16 + 1);
 
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints for `pipe` to fill.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe failed");
-    let [read_fd, write_fd] = fds;
+    let (read_fd, write_fd) = pipe();
 
     // SAFETY: the child only generates IDs into memory allocated before the fork,
     // writes them to a pipe and leaves with `_exit`.
@@ -54,11 +49,7 @@ fn fork_and_generate(
         let code = if outcome.is_err() {
             101
         } else {
-            // SAFETY: `[u8; 16]` elements are laid out contiguously with no padding.
-            let bytes = unsafe {
-                std::slice::from_raw_parts(child_buf.as_ptr().cast::<u8>(), child_buf.len() * 16)
-            };
-            write_all(write_fd, bytes)
+            i32::from(!write_all(write_fd, child_buf.as_flattened()))
         };
         // SAFETY: ends the child at once, without running the parent's destructors
         // or atexit handlers.
@@ -71,13 +62,8 @@ fn fork_and_generate(
     for _ in 0..n {
         parent_ids.push(make());
     }
-    // SAFETY: `read_fd` is an open pipe end that nothing else owns; `File` closes it.
-    let mut reader = unsafe { File::from_raw_fd(read_fd) };
-    let read_result = reader.read_to_end(&mut received);
-    let mut status: libc::c_int = 0;
-    // SAFETY: `pid` is our child; `status` is a valid out-pointer.
-    let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
-    assert_eq!(waited, pid, "waitpid failed");
+    let read_result = read_to_end(read_fd, &mut received);
+    let status = wait(pid);
     assert!(
         libc::WIFEXITED(status),
         "the child did not exit normally (status {status:#x})"
@@ -94,27 +80,7 @@ fn fork_and_generate(
         "the child sent {} bytes",
         received.len()
     );
-    let child_ids = received
-        .chunks_exact(16)
-        .map(|c| Scru128Id::from_bytes(c.try_into().unwrap()))
-        .collect();
-    (parent_ids, child_ids)
-}
-
-/// Writes all of `bytes` to `fd`; 0 on success, 1 on error. No allocation.
-fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> libc::c_int {
-    while !bytes.is_empty() {
-        // SAFETY: `bytes` is a valid readable buffer of `bytes.len()` bytes.
-        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if written < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return 1;
-        }
-        bytes = &bytes[usize::try_from(written).unwrap_or(0)..];
-    }
-    0
+    (parent_ids, ids_from_bytes(&received))
 }
 
 fn assert_strictly_increasing(side: &str, ids: &[Scru128Id]) {

@@ -23,69 +23,20 @@
 #![cfg(target_os = "linux")]
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::Read as _;
-use std::os::fd::FromRawFd;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use scru128::{Clock, Scru128Generator, Scru128Id, SystemClock, scru128};
 
-fn serial() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
-}
+mod common;
+use common::processes::{ids_from_bytes, pipe, read_to_end, serial, wait_with_timeout, write_all};
 
-fn pipe() -> (libc::c_int, libc::c_int) {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe failed");
-    (fds[0], fds[1])
-}
-
-fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> bool {
-    while !bytes.is_empty() {
-        // SAFETY: `bytes` is a valid readable buffer of `bytes.len()` bytes.
-        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if written <= 0 {
-            return false;
-        }
-        bytes = &bytes[usize::try_from(written).unwrap_or(0)..];
-    }
-    true
-}
-
+/// The IDs sent through the pipe end `fd`, which it closes.
 fn read_ids(fd: libc::c_int) -> Vec<Scru128Id> {
-    // SAFETY: the read end is open and owned by nothing else; `File` closes it.
-    let mut reader = unsafe { File::from_raw_fd(fd) };
     let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).unwrap();
-    bytes
-        .chunks_exact(16)
-        .map(|c| Scru128Id::from_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-/// Waits for `pid`; kills it and returns `None` if it has not ended within `limit`.
-fn wait_with_timeout(pid: libc::pid_t, limit: Duration) -> Option<libc::c_int> {
-    let start = Instant::now();
-    loop {
-        let mut status = 0;
-        // SAFETY: `pid` is our child; `status` is a valid out-pointer.
-        if unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) } == pid {
-            return Some(status);
-        }
-        if start.elapsed() > limit {
-            // SAFETY: `pid` is our child, not reaped yet.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &raw mut status, 0);
-            }
-            return None;
-        }
-        std::thread::sleep(Duration::from_micros(200));
-    }
+    read_to_end(fd, &mut bytes).unwrap();
+    ids_from_bytes(&bytes)
 }
 
 // ---------------------------------------------------------------------------------

@@ -10,50 +10,24 @@
 //!
 //! A binary of its own; its tests take turns, so that no thread of this process is
 //! inside the generator at the moment of a fork (except where that is the test). A
-//! child allocates nothing after the fork: its buffers are made before.
+//! child allocates nothing after the fork: its buffers are made before, and it writes
+//! with `common::processes::write_all`, which allocates nothing.
 #![cfg(unix)]
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::Read;
-use std::os::fd::FromRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use scru128::{Scru128Generator, Scru128Id, scru128};
 
+mod common;
+use common::processes::{
+    ids_from_bytes, pipe, read_to_end, serial, wait, wait_with_timeout, write_all,
+};
+
 const CHILDREN: usize = 4;
 const N: usize = 50_000;
-
-fn serial() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn pipe() -> (libc::c_int, libc::c_int) {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe failed");
-    (fds[0], fds[1])
-}
-
-/// Writes all of `bytes` to `fd`; false on error. No allocation.
-fn write_all(fd: libc::c_int, mut bytes: &[u8]) -> bool {
-    while !bytes.is_empty() {
-        // SAFETY: `bytes` is a valid readable buffer of `bytes.len()` bytes.
-        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if written < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return false;
-        }
-        bytes = &bytes[usize::try_from(written).unwrap_or(0)..];
-    }
-    true
-}
 
 /// In a child: closes every pipe end but `fd` (so that each pipe reaches its end of
 /// file when its own writer is done), fills `buf` with `make`, sends it through `fd`
@@ -76,9 +50,7 @@ fn child_sends(
     for slot in buf.iter_mut() {
         *slot = make().to_bytes();
     }
-    // SAFETY: `[u8; 16]` elements are contiguous, without padding.
-    let bytes = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), buf.len() * 16) };
-    let code = if write_all(fd, bytes) { 0 } else { 1 };
+    let code = i32::from(!write_all(fd, buf.as_flattened()));
     // SAFETY: ends the process at once, without the parent's destructors or atexit.
     unsafe { libc::_exit(code) }
 }
@@ -114,22 +86,14 @@ fn fork_tree(mut make: impl FnMut() -> Scru128Id) -> Vec<Vec<Scru128Id>> {
     }
     let mut all = vec![mine];
     for &(r, _) in &pipes {
-        // SAFETY: the read end is open and owned by nothing else; `File` closes it.
-        let mut reader = unsafe { File::from_raw_fd(r) };
         let mut bytes = Vec::with_capacity(N * 16);
-        reader.read_to_end(&mut bytes).unwrap();
+        read_to_end(r, &mut bytes).unwrap();
         assert_eq!(bytes.len(), N * 16, "a process did not send all its IDs");
-        all.push(
-            bytes
-                .chunks_exact(16)
-                .map(|c| Scru128Id::from_bytes(c.try_into().unwrap()))
-                .collect(),
-        );
+        all.push(ids_from_bytes(&bytes));
     }
     for pid in pids {
-        let mut status = 0;
-        // SAFETY: `pid` is our child. (Grandchildren are reaped by init.)
-        assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+        // (Grandchildren are reaped by init.)
+        let status = wait(pid);
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
     }
     all
@@ -208,23 +172,8 @@ fn a_fork_while_other_threads_generate_never_hangs_the_child() {
             // SAFETY: ends the child at once.
             unsafe { libc::_exit(0) };
         }
-        let start = Instant::now();
-        loop {
-            let mut status = 0;
-            // SAFETY: `pid` is our child.
-            if unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) } == pid {
-                break;
-            }
-            if start.elapsed() > Duration::from_secs(2) {
-                hung += 1;
-                // SAFETY: `pid` is our child, which we end and reap.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, &raw mut status, 0);
-                }
-                break;
-            }
-            thread::sleep(Duration::from_micros(100));
+        if wait_with_timeout(pid, Duration::from_secs(2)).is_none() {
+            hung += 1;
         }
     }
     STOP.store(true, Ordering::Relaxed);

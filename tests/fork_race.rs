@@ -15,15 +15,15 @@
 #![cfg(unix)]
 
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::Read;
-use std::os::fd::FromRawFd;
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use scru128::{Scru128Generator, Scru128Id};
+
+mod common;
+use common::processes::{ids_from_bytes, pipe, read_to_end, wait_with_timeout, write_all};
 
 const ROUNDS: usize = 200;
 const IDS: usize = 16;
@@ -89,9 +89,7 @@ fn worker(delay: Duration) -> ExitCode {
         *GENERATOR.lock().unwrap_or_else(PoisonError::into_inner) = Some(g);
         scru128::scru128();
     });
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints for `pipe` to fill.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe failed");
+    let (read_fd, write_fd) = pipe();
     let mut child_ids = [[0u8; 16]; IDS];
     while !READY.load(Ordering::Acquire) {
         std::hint::spin_loop();
@@ -119,23 +117,18 @@ fn worker(delay: Duration) -> ExitCode {
             scru128::scru128();
         }
         let len = if copied.is_some() { IDS * 16 } else { 0 };
-        // SAFETY: writes `len` bytes of `child_ids`, then ends the child at once.
-        unsafe {
-            libc::write(fds[1], child_ids.as_ptr().cast(), len);
-            libc::_exit(0);
-        }
+        let code = i32::from(!write_all(write_fd, &child_ids.as_flattened()[..len]));
+        // SAFETY: ends the child at once.
+        unsafe { libc::_exit(code) }
     }
-    // SAFETY: our end of the pipe, closed once; `File` owns the read end.
-    unsafe { libc::close(fds[1]) };
+    // SAFETY: our end of the pipe, closed once.
+    unsafe { libc::close(write_fd) };
     first_use.join().unwrap();
     let parent_ids: HashSet<Scru128Id> = {
         let mut g = GENERATOR.lock().unwrap_or_else(PoisonError::into_inner);
         let g = g.as_mut().expect("made by the first-use thread");
         (0..IDS * 4).map(|_| g.generate()).collect()
     };
-    let mut received = Vec::new();
-    // SAFETY: the read end is open and owned by nothing else.
-    let mut reader = unsafe { File::from_raw_fd(fds[0]) };
     let status = wait_with_timeout(pid, Duration::from_secs(20));
     let Some(status) = status else {
         println!("the child hung");
@@ -145,13 +138,13 @@ fn worker(delay: Duration) -> ExitCode {
         println!("the child failed (status {status:#x})");
         return ExitCode::FAILURE;
     }
-    reader.read_to_end(&mut received).unwrap();
+    let mut received = Vec::new();
+    read_to_end(read_fd, &mut received).unwrap();
     if received.is_empty() {
         println!("generator not yet made at the fork");
         return ExitCode::SUCCESS;
     }
-    for chunk in received.chunks_exact(16) {
-        let id = Scru128Id::from_bytes(chunk.try_into().unwrap());
+    for id in ids_from_bytes(&received) {
         if parent_ids.contains(&id) {
             println!("the child made {id}, as the parent did: its fork was not counted");
             return ExitCode::FAILURE;
@@ -159,26 +152,4 @@ fn worker(delay: Duration) -> ExitCode {
     }
     println!("generator copied; the child repeated nothing");
     ExitCode::SUCCESS
-}
-
-/// Waits for `pid`; kills it and returns `None` if it has not ended within `limit`.
-fn wait_with_timeout(pid: libc::pid_t, limit: Duration) -> Option<libc::c_int> {
-    let start = Instant::now();
-    loop {
-        let mut status = 0;
-        // SAFETY: `pid` is our child; `status` is a valid out-pointer.
-        let rc = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
-        if rc == pid {
-            return Some(status);
-        }
-        if start.elapsed() > limit {
-            // SAFETY: `pid` is our child, which has not been reaped.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &raw mut status, 0);
-            }
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
 }

@@ -17,9 +17,6 @@
 //! as for `tests/clock_steps.rs`) and seccomp; without them it says so and passes.
 #![cfg(target_os = "linux")]
 
-use std::fs::File;
-use std::io::Read as _;
-use std::os::fd::FromRawFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -27,6 +24,7 @@ use scru128::{Scru128Id, scru128};
 
 mod common;
 use common::faketime::{self, FakeClock};
+use common::processes::{pipe, read_to_string, wait, write_all};
 use common::seccomp::break_getrandom_on_this_thread;
 
 const WORKER_ENV: &str = "SCRU128_REVIEW_RESET_WORKER";
@@ -82,30 +80,20 @@ fn worker() {
     let before: Vec<Scru128Id> = (0..1_000).map(|_| scru128()).collect();
     let last_before = *before.last().unwrap();
 
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: `fds` is a valid array of two ints.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (read_fd, write_fd) = pipe();
     // SAFETY: the child reports through the pipe and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0);
     if pid == 0 {
         let report = child(last_before);
-        // SAFETY: writes a valid buffer, then ends the child at once.
-        unsafe {
-            libc::write(fds[1], report.as_ptr().cast(), report.len());
-            libc::_exit(0);
-        }
+        let code = i32::from(!write_all(write_fd, report.as_bytes()));
+        // SAFETY: ends the child at once.
+        unsafe { libc::_exit(code) }
     }
-    // SAFETY: our end of the pipe, closed once; `File` owns the read end.
-    unsafe { libc::close(fds[1]) };
-    let mut report = String::new();
-    // SAFETY: the read end is open and owned by nothing else.
-    unsafe { File::from_raw_fd(fds[0]) }
-        .read_to_string(&mut report)
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: `pid` is our child.
-    assert_eq!(unsafe { libc::waitpid(pid, &raw mut status, 0) }, pid);
+    // SAFETY: our end of the pipe, closed once.
+    unsafe { libc::close(write_fd) };
+    let report = read_to_string(read_fd).unwrap();
+    wait(pid);
     faketime::set_offset("+0");
     println!("{report}");
 }

@@ -1,6 +1,7 @@
 //! Shared by the integration tests: the IDs every integration must round-trip, a
-//! seeded random source, the PostgreSQL URL, (Linux) seccomp filters, tests that re-run
-//! their binary in worker mode, and a fake wall clock for such a worker (libfaketime).
+//! seeded random source, the PostgreSQL URL, (Linux) seccomp filters, (Unix) pipes and
+//! waits for the tests that fork, tests that re-run their binary in worker mode, and a
+//! fake wall clock for such a worker (libfaketime).
 // Each test binary uses a different part of this module.
 #![allow(dead_code)]
 
@@ -62,6 +63,8 @@ pub fn flip_case(text: &str, mask: u64) -> String {
 
 pub mod faketime;
 pub mod formats;
+#[cfg(unix)]
+pub mod processes;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 mod split_mix;
