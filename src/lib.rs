@@ -98,7 +98,7 @@
 //!   numbers from its own `ChaCha12`.
 //! - [`Scru128Generator::generate`] (about 12 ns): the clock, read for every ID through
 //!   [`SystemClock`], the same process-wide clock.
-//!   [`Scru128Generator::fill`] reads it once per batch: about 2 ns per ID, half of it
+//!   [`Scru128Generator::fill`] reads it once per batch: about 2.7 ns per ID, half of it
 //!   the random source.
 //! - [`Scru128Id::encode`] and parsing (about 7 and 5 ns): arithmetic on machine
 //!   words, SSE2 for parsing on x86-64.

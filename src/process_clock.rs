@@ -2,7 +2,7 @@
 //! [`scru128()`](crate::scru128): Unix milliseconds, one reading for every thread of
 //! the process, with the CPU's time-stamp counter (TSC) as a shortcut on x86-64.
 //!
-//! Reading the system clock costs about 25 ns here, the TSC about 11 ns. After each
+//! Reading the system clock costs about 25 ns here, the TSC about 10 ns. After each
 //! system-clock read the clock publishes an *anchor*: the millisecond read, the TSC
 //! value taken just before the read, and a *window* of ticks during which that
 //! millisecond is sure to last. A caller whose TSC is inside the window gets the
@@ -454,7 +454,7 @@ impl TimeSources for SystemSources {
         #[cfg(target_arch = "x86_64")]
         if invariant_tsc::present() {
             // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads a counter. It
-            // is about 11 ns against 25 ns for the system clock, which makes
+            // is about 10 ns against 25 ns for the system clock, which makes
             // `scru128()` about 2x faster (compare/benches/compare.rs); the logic around it is
             // tested with simulated counters in this module's tests, and the real
             // counter by `the_real_sources_agree_with_system_time` and

@@ -88,7 +88,7 @@ impl<F: FnMut() -> u64> Clock for F {
 /// process (the clock of [`scru128()`](crate::scru128) too). On x86-64 Linux with an
 /// invariant TSC that the kernel keeps time with, that clock skips the system call
 /// while the CPU's time-stamp counter proves that the millisecond of the last read
-/// has not ended yet: about 11 ns instead of 25 ns here. Every value is a millisecond
+/// has not ended yet: about 10 ns instead of 25 ns here. Every value is a millisecond
 /// the system clock showed during the call, and no thread is given a millisecond older
 /// than one another thread was already given (unless the system clock itself went
 /// back): a generator moved between threads sees one clock. After the system clock is
