@@ -19,6 +19,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use scru128::{Clock, SystemClock};
 
+mod common;
+
 fn pin_to_cpu(cpu: usize) -> bool {
     // SAFETY: `set` is a valid, zeroed cpu_set_t; the calls only read and write it.
     unsafe {
@@ -48,7 +50,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 #[test]
 fn two_cores_never_see_a_stale_or_early_millisecond_of_each_other() {
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        println!("skipped: needs two CPUs");
+        common::skip("needs two CPUs");
         return;
     }
     let threads: Vec<_> = (0..2)
@@ -96,7 +98,7 @@ fn two_cores_never_see_a_stale_or_early_millisecond_of_each_other() {
     for r in &results {
         match r {
             Err(e) if e.starts_with("skipped") => {
-                println!("{e}");
+                common::skip(e);
                 return;
             }
             Err(e) => panic!("{e}"),

@@ -54,10 +54,12 @@ fn a_real_time_thread_never_hangs_on_the_process_clock() {
         "the worker failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
+    if let Some(skipped) = verdict.iter().find(|l| l.starts_with("rt: skipped ")) {
+        common::skip(skipped);
+        return;
+    }
     assert!(
-        verdict
-            .iter()
-            .any(|l| l.starts_with("rt: no hang") || l.starts_with("rt: skipped")),
+        verdict.iter().any(|l| l.starts_with("rt: no hang")),
         "no verdict:\n{stdout}\n{stderr}"
     );
 }

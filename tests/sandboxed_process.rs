@@ -53,10 +53,11 @@ fn generating_inside_a_sandbox_entered_after_start_up_survives() {
         "the worker failed ({}): {stdout}",
         out.status
     );
-    assert!(
-        stdout.contains("sandbox: survived") || stdout.contains("sandbox: skipped"),
-        "{stdout}"
-    );
+    if let Some(verdict) = common::worker::verdicts(&stdout, "sandbox: skipped ").first() {
+        common::skip(verdict);
+        return;
+    }
+    assert!(stdout.contains("sandbox: survived"), "{stdout}");
 }
 
 fn worker() {
