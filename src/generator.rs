@@ -30,12 +30,13 @@ pub(crate) trait FieldRandom {
 impl<R: RandomSource> FieldRandom for R {
     #[inline]
     fn counter(&mut self) -> u32 {
-        self.next_u32() & MAX_COUNTER
+        // masked again: a source's `next_bits` may return more bits than asked for
+        self.next_bits(MAX_COUNTER.count_ones()) & MAX_COUNTER
     }
 
     #[inline]
     fn per_sec(&mut self) -> u32 {
-        self.next_u32() & MAX_PER_SEC_RANDOM
+        self.next_bits(MAX_PER_SEC_RANDOM.count_ones()) & MAX_PER_SEC_RANDOM
     }
 }
 
@@ -122,6 +123,11 @@ impl<R: RandomSource> RandomSource for Salted<'_, R> {
                 *draw = self.salt.mix(*draw);
             }
         }
+    }
+
+    #[inline]
+    fn next_bits(&mut self, bits: u32) -> u32 {
+        self.salt.mix(self.rng.next_bits(bits)) & crate::sources::low_bits(bits)
     }
 }
 

@@ -49,6 +49,38 @@ pub trait RandomSource {
             *slot = self.next_u32();
         }
     }
+
+    /// Returns a random number of `bits` bits (0 to 32), below `2^bits`. A generator
+    /// draws its 28-bit `counter` values and its 24-bit `per_sec_random` through it,
+    /// and `per_gen_random` through [`next_u32`](Self::next_u32).
+    ///
+    /// The default keeps the low `bits` bits of one `next_u32`. Override it for a
+    /// source that makes numbers of a given width itself, such as Python's
+    /// `getrandbits(k)` (the Python package passes the width on, as scru128 1.0.1 did).
+    /// A generator keeps only the low `bits` bits of what it returns.
+    ///
+    /// ```
+    /// use scru128::RandomSource;
+    ///
+    /// let mut all_ones = || u32::MAX;
+    /// assert_eq!(all_ones.next_bits(24), 0xff_ffff);
+    /// assert_eq!(all_ones.next_bits(32), u32::MAX);
+    /// assert_eq!(all_ones.next_bits(0), 0);
+    /// ```
+    #[inline]
+    fn next_bits(&mut self, bits: u32) -> u32 {
+        self.next_u32() & low_bits(bits)
+    }
+}
+
+/// The mask of the low `bits` bits of a `u32` (all of them from 32 on).
+#[inline]
+pub(crate) const fn low_bits(bits: u32) -> u32 {
+    match u32::MAX.checked_shr(32u32.saturating_sub(bits)) {
+        // a shift by 32 (bits == 0) keeps nothing
+        Some(mask) => mask,
+        None => 0,
+    }
 }
 
 impl<F: FnMut() -> u32> RandomSource for F {

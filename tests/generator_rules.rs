@@ -875,3 +875,49 @@ fn clock_rollback_display_never_overflows() {
         assert!(text.contains(&format!("from unix time {last} ms to {now} ms")));
     }
 }
+
+/// A source that makes numbers of a given width itself (as Python's `getrandbits(k)`):
+/// records each request, `next_bits(k)` or `next_u32`, and answers with too many bits.
+struct WidthRecorder(Rc<RefCell<Vec<u32>>>);
+
+impl scru128::RandomSource for WidthRecorder {
+    fn next_u32(&mut self) -> u32 {
+        self.0.borrow_mut().push(32);
+        0xdead_beef
+    }
+
+    fn next_bits(&mut self, bits: u32) -> u32 {
+        self.0.borrow_mut().push(bits);
+        u32::MAX // more than `bits` bits: the generator must keep the low ones only
+    }
+}
+
+#[test]
+fn counter_and_per_sec_random_are_drawn_by_width_and_masked() {
+    let widths = Rc::new(RefCell::new(Vec::new()));
+    let now = Rc::new(Cell::new(T0));
+    let clock = {
+        let now = now.clone();
+        move || now.get()
+    };
+    let mut g = Scru128Generator::with_rng_and_clock(WidthRecorder(widths.clone()), clock);
+    // new timestamp and per-second renewal: counter, per_sec_random, per_gen_random
+    assert_eq!(
+        fields(g.generate()),
+        (TS0, MAX_COUNTER, MAX_PER_SEC_RANDOM, 0xdead_beef)
+    );
+    assert_eq!(*widths.borrow(), [28, 24, 32]);
+    // the next millisecond: a fresh counter, the same per_sec_random
+    now.set(T0 + 1);
+    widths.borrow_mut().clear();
+    assert_eq!(
+        fields(g.generate()),
+        (TS0 + 1, MAX_COUNTER, MAX_PER_SEC_RANDOM, 0xdead_beef)
+    );
+    assert_eq!(*widths.borrow(), [28, 32]);
+    // the same millisecond: only per_gen_random (the counter has overflowed, so the
+    // next millisecond is taken, with a fresh counter)
+    widths.borrow_mut().clear();
+    assert_eq!(fields(g.generate()).0, TS0 + 2);
+    assert_eq!(*widths.borrow(), [28, 32]);
+}
