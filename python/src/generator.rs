@@ -5,7 +5,8 @@
 //!   that mixing `scru128()` and `default_generator.generate()` keeps each thread's
 //!   IDs increasing, as it did in 1.0.1, where they were the same generator;
 //! - `Scru128Generator()` owns a library generator with its OS-seeded `DefaultRng`;
-//! - `Scru128Generator(rng=obj)` draws from `obj.getrandbits(32)`, a Python call.
+//! - `Scru128Generator(rng=obj)` draws from `obj.getrandbits(k)`, Python calls with
+//!   the `k` of 1.0.1.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -268,31 +269,47 @@ struct PySource {
     error: Mutex<Option<PyErr>>,
 }
 
-/// The library's view of a [`PySource`]: each number is `rng.getrandbits(32)`.
+/// The library's view of a [`PySource`]: each number is `rng.getrandbits(k)`, with
+/// the `k` of 1.0.1: 28 for a counter, 24 for `per_sec_random`, 32 for
+/// `per_gen_random`, asked in the same order, so that a seeded source gives the same
+/// fields as there.
 #[derive(Clone)]
 struct PyRandom(Arc<PySource>);
 
-impl RandomSource for PyRandom {
-    fn next_u32(&mut self) -> u32 {
-        // The library asks for 32 bits and keeps the low 28 or 24 for the counter and
-        // `per_sec_random`; 1.0.1 asked for 28, 24 and 32.
+impl PyRandom {
+    /// `rng.getrandbits(bits)`; a number of more bits than that is a `ValueError`, as
+    /// in 1.0.1 (where it reached `from_fields`). After the first exception, the
+    /// numbers are 0 and the exception waits for the end of the call.
+    fn getrandbits(&self, bits: u32) -> u32 {
         let source = &*self.0;
         if lock(&source.error).is_some() {
             return 0;
         }
         Python::attach(|py| {
+            let max = (1u128 << bits) - 1;
             let drawn = source
                 .rng
                 .bind(py)
-                .call_method1(pyo3::intern!(py, "getrandbits"), (32,))
-                .and_then(|bits| int_in_range(&bits, u32::MAX as u128, "invalid field value"));
+                .call_method1(pyo3::intern!(py, "getrandbits"), (bits,))
+                .and_then(|value| int_in_range(&value, max, "invalid field value"));
             match drawn {
-                Ok(bits) => bits as u32,
+                // in range: at most `bits` (<= 32) bits
+                Ok(value) => value as u32,
                 Err(err) => {
                     *lock(&source.error) = Some(err);
                     0
                 }
             }
         })
+    }
+}
+
+impl RandomSource for PyRandom {
+    fn next_u32(&mut self) -> u32 {
+        self.getrandbits(32)
+    }
+
+    fn next_bits(&mut self, bits: u32) -> u32 {
+        self.getrandbits(bits.min(32))
     }
 }

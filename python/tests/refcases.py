@@ -352,6 +352,11 @@ def define() -> None:
     add("Scru128Generator positional rng", lambda m: m.Scru128Generator(__import__("random").Random()))
     for label, rng in rng_values():
         add(f"Scru128Generator(rng={label})", lambda m, r=rng: generate_with(m, r))
+    # The same calls to getrandbits (28, 24, then 32 bits, in that order), so a seeded
+    # source gives the first ID the same random fields as in 1.0.1.
+    for seed in (1, 12345, 2**64 + 7):
+        add(f"first ID's random fields, random.Random({seed})", lambda m, s=seed: seeded_fields(m, s))
+    add("getrandbits widths asked", getrandbits_widths)
 
 
 ALL_101 = ["scru128", "scru128_string", "Scru128Generator", "Scru128Id", "TIMESTAMP_BIAS"]
@@ -471,6 +476,28 @@ def rng_values() -> List[Tuple[str, Any]]:
         ("PropertyRaisesAttributeError", PropertyRaisesAttributeError()),
         ("PropertyRaisesOther", PropertyRaisesOther()),
     ]
+
+
+def seeded_fields(m: ModuleType, seed: int) -> Tuple[int, int, int]:
+    import random
+
+    x = m.Scru128Generator(rng=random.Random(seed)).generate()
+    return x.counter, x.per_sec_random, x.per_gen_random
+
+
+class WidthRecorder:
+    def __init__(self) -> None:
+        self.widths: List[int] = []
+
+    def getrandbits(self, k: int) -> int:
+        self.widths.append(k)
+        return ((1 << k) - 1) // 3
+
+
+def getrandbits_widths(m: ModuleType) -> Any:
+    rng = WidthRecorder()
+    x = m.Scru128Generator(rng=rng).generate()
+    return rng.widths, (x.counter, x.per_sec_random, x.per_gen_random)
 
 
 def generate_with(m: ModuleType, rng: Any) -> Any:

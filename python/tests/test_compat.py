@@ -24,17 +24,6 @@ KNOWN_DIFFERENCES: Dict[str, Tuple[Any, Any]] = {
     # 1.0.1's objects could not be pickled with protocols 0 and 1.
     "pickle round trip, protocol 0": (("raise", "TypeError"), ("ok", True)),
     "pickle round trip, protocol 1": (("raise", "TypeError"), ("ok", True)),
-    # The library asks its random source for 32 bits and keeps the low 28 (counter)
-    # or 24 (per_sec_random); 1.0.1 called getrandbits(28) and getrandbits(24), so a
-    # source returning 32-bit values for those was a ValueError there.
-    "Scru128Generator(rng=Fixed(2**28))": (
-        ("raise", "ValueError"),
-        ("ok", ("tuple", [("list", ["Scru128Id"] * 3), True])),
-    ),
-    "Scru128Generator(rng=Fixed(2**32-1))": (
-        ("raise", "ValueError"),
-        ("ok", ("tuple", [("list", ["Scru128Id"] * 3), True])),
-    ),
 }
 
 

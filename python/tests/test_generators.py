@@ -46,15 +46,41 @@ def test_per_sec_random_is_shared_within_a_second() -> None:
     assert len({x.per_gen_random for x in ids}) > 990
 
 
-def test_the_rng_is_asked_for_32_bits_and_its_numbers_are_used() -> None:
-    rng = Recording(0xFEDCBA98)
+class Top(Recording):
+    """Records the k of each getrandbits call; returns k one bits."""
+
+    def getrandbits(self, k: int) -> int:
+        self.calls.append(k)
+        return (1 << k) - 1
+
+
+class Widths(Recording):
+    """Records the k of each getrandbits call; returns the low k bits of its value."""
+
+    def getrandbits(self, k: int) -> int:
+        self.calls.append(k)
+        return self.value & ((1 << k) - 1)
+
+
+def test_the_rng_is_asked_for_28_24_and_32_bits_as_in_101_and_its_numbers_are_used() -> None:
+    rng = Widths(0xFEDCBA98)
     g = Scru128Generator(rng=rng)
     x = g.generate()
-    assert rng.calls and set(rng.calls) == {32}
     # The first ID draws the counter, per_sec_random and per_gen_random, in that order,
-    # as 1.0.1 did; the counter keeps the low 28 bits, per_sec_random the low 24.
-    assert rng.calls == [32, 32, 32]
+    # as 1.0.1 did (test_101_asked_for_28_24_and_32_bits).
+    assert rng.calls == [28, 24, 32]
     assert (x.counter, x.per_sec_random, x.per_gen_random) == (0xEDCBA98, 0xDCBA98, 0xFEDCBA98)
+    # The same millisecond: per_gen_random only; a new one: a counter too.
+    rng.calls.clear()
+    y = g.generate()
+    assert rng.calls == ([32] if y.timestamp == x.timestamp else [28, 32])
+
+
+@pytest.mark.parametrize("k_value", [2**28, 2**32 - 1, 2**40])
+def test_a_number_wider_than_asked_for_is_a_value_error_as_in_101(k_value: int) -> None:
+    g = Scru128Generator(rng=Recording(k_value))
+    with pytest.raises(ValueError, match="invalid field value"):
+        g.generate()
 
 
 def test_101_asked_for_28_24_and_32_bits(ref: Reference) -> None:
@@ -74,7 +100,7 @@ def test_101_asked_for_28_24_and_32_bits(ref: Reference) -> None:
 
 def test_a_counter_overflow_moves_to_the_next_millisecond_at_once() -> None:
     # A source whose counters are all 2**28 - 1: every ID overflows the counter.
-    g = Scru128Generator(rng=Recording(2**32 - 1))
+    g = Scru128Generator(rng=Top())
     ids = [g.generate() for _ in range(1000)]
     now_ms = time.time() * 1000
     assert all(x.counter == 2**28 - 1 for x in ids)
