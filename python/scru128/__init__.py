@@ -30,6 +30,26 @@ from ._scru128 import scru128_string as scru128_string
 from ._scru128 import scru128_strings as scru128_strings
 from ._scru128 import _set_default_generator
 
+
+def _give_the_classes_their_signatures() -> None:
+    """Before CPython 3.10 the stable ABI gives an extension class no text signature,
+    so ``inspect.signature(Scru128Id)`` was a ``ValueError``; 3.10 and later read
+    these from the classes themselves. Subclasses do not inherit them (see
+    ``Scru128Id.__init_subclass__``)."""
+    import inspect
+
+    p = inspect.Parameter
+    signatures = {
+        Scru128Id: inspect.Signature([p("int_value", p.POSITIONAL_OR_KEYWORD)]),
+        Scru128Generator: inspect.Signature([p("rng", p.KEYWORD_ONLY, default=None)]),
+    }
+    for cls, signature in signatures.items():
+        setattr(cls, "__signature__", signature)
+
+
+if sys.version_info < (3, 10):
+    _give_the_classes_their_signatures()
+
 # Digit characters used in the base 32 notation (as in 1.0.1).
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUV"
 

@@ -317,8 +317,16 @@ impl PyScru128Id {
                 cls.name()?
             )));
         }
-        if !cls.getattr("__dict__")?.contains("from_str")? {
+        let own = cls.getattr("__dict__")?;
+        if !own.contains("from_str")? {
             cls.setattr("from_str", base.getattr("__dict__")?.get_item("_from_str")?)?;
+        }
+        // Before CPython 3.10 the package gives `Scru128Id` a `__signature__`
+        // (`scru128/__init__.py`); a subclass has its own `__init__` or `__new__` to be
+        // read from, so it must not inherit it (`None`: inspect reads the class).
+        let base_has_signature = base.getattr("__dict__")?.contains("__signature__")?;
+        if base_has_signature && !own.contains("__signature__")? {
+            cls.setattr("__signature__", py.None())?;
         }
         Ok(())
     }

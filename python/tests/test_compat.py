@@ -109,3 +109,14 @@ def test_ids_of_one_package_are_read_by_the_other(ref: Reference) -> None:
     # Theirs, made after ours, sort after ours.
     assert max(texts) < min(their_texts)
     assert sys.version_info >= (3, 8)
+
+
+def test_a_subclass_has_the_signature_of_its_own_init() -> None:
+    # Before CPython 3.10 the package gives the classes a __signature__ (the stable
+    # ABI has no text signature there); a subclass must not inherit it.
+    class Named(scru128.Scru128Id):
+        def __init__(self, value: int, name: str) -> None:
+            self.name = name
+
+    assert [p.name for p in inspect.signature(Named).parameters.values()] == ["value", "name"]
+    assert [p.name for p in inspect.signature(scru128.Scru128Id).parameters.values()] == ["int_value"]

@@ -76,6 +76,37 @@ def test_the_rng_is_asked_for_28_24_and_32_bits_as_in_101_and_its_numbers_are_us
     assert rng.calls == ([32] if y.timestamp == x.timestamp else [28, 32])
 
 
+class WideOnce(Widths):
+    """Answers the n-th call with a number one bit too wide, then as Widths."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__(0x89ABCDEF)
+        self.n = n
+        self.made = 0
+
+    def getrandbits(self, k: int) -> int:
+        self.made += 1
+        if self.made == self.n:
+            self.calls.append(k)
+            return 1 << k
+        return super().getrandbits(k)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_failed_draw_leaves_the_generator_as_before_the_call(n: int) -> None:
+    # The n-th draw of the first ID (28, 24 or 32 bits) is too wide: a ValueError, and
+    # no state kept from the failed call, so the retry makes the first ID afresh.
+    rng = WideOnce(n)
+    g = Scru128Generator(rng=rng)
+    with pytest.raises(ValueError, match="invalid field value"):
+        g.generate()
+    assert rng.calls == [28, 24, 32][:n]
+    rng.calls.clear()
+    x = g.generate()
+    assert rng.calls == [28, 24, 32]
+    assert (x.counter, x.per_sec_random, x.per_gen_random) == (0x9ABCDEF, 0xABCDEF, 0x89ABCDEF)
+
+
 @pytest.mark.parametrize("k_value", [2**28, 2**32 - 1, 2**40])
 def test_a_number_wider_than_asked_for_is_a_value_error_as_in_101(k_value: int) -> None:
     g = Scru128Generator(rng=Recording(k_value))
