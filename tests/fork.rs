@@ -10,78 +10,14 @@
 #![cfg(unix)]
 
 use std::collections::HashSet;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use scru128::{Scru128Generator, Scru128Id, TIMESTAMP_BIAS, scru128};
 
 mod common;
-use common::processes::{ids_from_bytes, pipe, read_to_end, serial, wait, write_all};
+use common::processes::fork_and_generate;
 
 const N: usize = 100_000;
-
-/// Forks; parent and child each call `make` `n` times right after the fork. The child
-/// sends its IDs back through a pipe as 16-byte values. Returns (parent, child) IDs.
-fn fork_and_generate(
-    n: usize,
-    mut make: impl FnMut() -> Scru128Id,
-) -> (Vec<Scru128Id>, Vec<Scru128Id>) {
-    // Held across the fork.
-    let _serial = serial();
-    // Everything either side needs is allocated before the fork.
-    let mut parent_ids: Vec<Scru128Id> = Vec::with_capacity(n);
-    let mut child_buf: Vec<[u8; 16]> = vec![[0u8; 16]; n];
-    let mut received: Vec<u8> = Vec::with_capacity(n * 16 + 1);
-
-    let (read_fd, write_fd) = pipe();
-
-    // SAFETY: the child only generates IDs into memory allocated before the fork,
-    // writes them to a pipe and leaves with `_exit`.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        // Child. Never unwind or return into the harness.
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            for slot in child_buf.iter_mut() {
-                *slot = make().to_bytes();
-            }
-        }));
-        let code = if outcome.is_err() {
-            101
-        } else {
-            i32::from(!write_all(write_fd, child_buf.as_flattened()))
-        };
-        // SAFETY: ends the child at once, without running the parent's destructors
-        // or atexit handlers.
-        unsafe { libc::_exit(code) }
-    }
-
-    // Parent.
-    // SAFETY: `write_fd` is our open end of the pipe, closed once.
-    unsafe { libc::close(write_fd) };
-    for _ in 0..n {
-        parent_ids.push(make());
-    }
-    let read_result = read_to_end(read_fd, &mut received);
-    let status = wait(pid);
-    assert!(
-        libc::WIFEXITED(status),
-        "the child did not exit normally (status {status:#x})"
-    );
-    assert_eq!(
-        libc::WEXITSTATUS(status),
-        0,
-        "the child failed (101: panic, 1: write error)"
-    );
-    read_result.expect("reading the child's IDs");
-    assert_eq!(
-        received.len(),
-        n * 16,
-        "the child sent {} bytes",
-        received.len()
-    );
-    (parent_ids, ids_from_bytes(&received))
-}
 
 fn assert_strictly_increasing(side: &str, ids: &[Scru128Id]) {
     for w in ids.windows(2) {

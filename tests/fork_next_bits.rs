@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use scru128::{MAX_COUNTER, MAX_PER_SEC_RANDOM, RandomSource, Scru128Generator, Scru128Id};
 
 mod common;
-use common::processes::{ids_from_bytes, pipe, read_to_end, serial, wait, write_all};
+use common::processes::fork_and_generate;
 
 /// Two xorshift streams: one for `next_u32`, one for `next_bits`, which answers with
 /// more bits than asked for. Copied as it is by `fork()`.
@@ -37,50 +37,6 @@ impl RandomSource for TwoStreams {
     fn next_bits(&mut self, _bits: u32) -> u32 {
         xorshift(&mut self.widths)
     }
-}
-
-/// Forks; parent and child each make `n` IDs with `make`. Returns (parent, child).
-fn fork_and_generate(
-    n: usize,
-    mut make: impl FnMut() -> Scru128Id,
-) -> (Vec<Scru128Id>, Vec<Scru128Id>) {
-    let _serial = serial();
-    let mut parent_ids: Vec<Scru128Id> = Vec::with_capacity(n);
-    let mut child_buf: Vec<[u8; 16]> = vec![[0u8; 16]; n];
-    let mut received: Vec<u8> = Vec::with_capacity(n * 16 + 1);
-    let (read_fd, write_fd) = pipe();
-    // SAFETY: the child only generates IDs into memory allocated before the fork,
-    // writes them to a pipe and leaves with `_exit`.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork failed");
-    if pid == 0 {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            for slot in child_buf.iter_mut() {
-                *slot = make().to_bytes();
-            }
-        }));
-        let code = if outcome.is_err() {
-            101
-        } else {
-            i32::from(!write_all(write_fd, child_buf.as_flattened()))
-        };
-        // SAFETY: ends the child at once.
-        unsafe { libc::_exit(code) }
-    }
-    // SAFETY: our open write end, closed once.
-    unsafe { libc::close(write_fd) };
-    for _ in 0..n {
-        parent_ids.push(make());
-    }
-    let read_result = read_to_end(read_fd, &mut received);
-    let status = wait(pid);
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "child failed: {status:#x}"
-    );
-    read_result.expect("reading the child's IDs");
-    assert_eq!(received.len(), n * 16);
-    (parent_ids, ids_from_bytes(&received))
 }
 
 #[track_caller]
