@@ -12,7 +12,7 @@
 
 use crate::encoded::{EncodedHex, EncodedText, EncodedUuid};
 use crate::error::{ParseError, TextForm, char_count};
-use crate::id::{LANES_01, Scru128Id, lanes_in_range, load8};
+use crate::id::{LANES_01, Scru128Id, digit_and_letter_lanes, load8};
 
 impl Scru128Id {
     /// Returns the 32-digit hex form (lowercase), held on the stack: the 128-bit value
@@ -218,16 +218,9 @@ const fn copy8<const N: usize>(
 /// a hex digit in either case.
 #[inline]
 const fn hex_to_bits(bytes: u64) -> Option<u32> {
-    let high = 0x80 * LANES_01;
-    if bytes & high != 0 {
+    let Some((_, is_letter)) = digit_and_letter_lanes(bytes, b'f') else {
         return None;
-    }
-    let is_digit = lanes_in_range(bytes, b'0' as u64, b'9' as u64);
-    let folded = bytes | (0x20 * LANES_01); // 'A'..='F' → 'a'..='f'; '0'..='9' unchanged
-    let is_letter = lanes_in_range(folded, b'a' as u64, b'f' as u64);
-    if (is_digit | is_letter) != high {
-        return None;
-    }
+    };
     // The low nibble is the value of '0'..='9' and 1..=6 for 'a'..='f' in either case.
     let letters = (is_letter >> 7) * 9;
     Some(pack32((bytes & (0x0f * LANES_01)) + letters))

@@ -560,25 +560,38 @@ const fn lanes_to_ascii(lanes: u64, letter_offset: u64) -> u64 {
 
 /// Per lane, bit 7 set where `lo <= byte <= hi` (bytes below 0x80 only).
 #[inline]
-pub(crate) const fn lanes_in_range(bytes: u64, lo: u64, hi: u64) -> u64 {
+const fn lanes_in_range(bytes: u64, lo: u64, hi: u64) -> u64 {
     let at_least_lo = bytes + (0x80 - lo) * LANES_01;
     let above_hi = bytes + (0x7f - hi) * LANES_01;
     at_least_lo & !above_hi & (0x80 * LANES_01)
 }
 
-/// Eight ASCII digits (first in the top lane) → 40 bits, or `None` if one is not a digit.
+/// Eight ASCII bytes (first in the top lane) sorted into digits `'0'..='9'` and
+/// letters `'a'..=last_letter` in either case: per lane, bit 7 set in the first mask
+/// for a digit, in the second for a letter; `None` if a byte is neither. The base-32
+/// and the hex codecs read their digits through it.
 #[inline]
-const fn ascii_to_bits(bytes: u64) -> Option<u64> {
+pub(crate) const fn digit_and_letter_lanes(bytes: u64, last_letter: u8) -> Option<(u64, u64)> {
     let high = 0x80 * LANES_01;
     if bytes & high != 0 {
         return None;
     }
     let is_digit = lanes_in_range(bytes, b'0' as u64, b'9' as u64);
-    let folded = bytes | (0x20 * LANES_01); // 'A'..='V' → 'a'..='v'; '0'..='9' unchanged
-    let is_letter = lanes_in_range(folded, b'a' as u64, b'v' as u64);
+    let folded = bytes | (0x20 * LANES_01); // upper-case letters → lower; digits unchanged
+    let is_letter = lanes_in_range(folded, b'a' as u64, last_letter as u64);
     if (is_digit | is_letter) != high {
         return None;
     }
+    Some((is_digit, is_letter))
+}
+
+/// Eight ASCII digits (first in the top lane) → 40 bits, or `None` if one is not a digit.
+#[inline]
+const fn ascii_to_bits(bytes: u64) -> Option<u64> {
+    let Some((is_digit, is_letter)) = digit_and_letter_lanes(bytes, b'v') else {
+        return None;
+    };
+    let folded = bytes | (0x20 * LANES_01); // 'A'..='V' → 'a'..='v'
     // Full-lane masks from bit 7: 0x80 >> 7 = 1, times 0xff.
     let digit_mask = (is_digit >> 7) * 0xff;
     let letter_mask = (is_letter >> 7) * 0xff;
