@@ -15,7 +15,7 @@
 #![cfg(target_os = "linux")]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use scru128::{Clock, SystemClock};
 
@@ -28,16 +28,6 @@ fn pin_to_cpu(cpu: usize) -> bool {
         libc::CPU_SET(cpu, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &raw const set) == 0
     }
-}
-
-fn system_ms() -> u64 {
-    u64::try_from(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_millis(),
-    )
-    .unwrap()
 }
 
 /// Per thread: (system clock ms, SystemClock ms) packed as two words.
@@ -68,7 +58,7 @@ fn two_cores_never_see_a_stale_or_early_millisecond_of_each_other() {
                     let their_sys = PUBLISHED[other][0].load(Ordering::Acquire);
                     let their_ours = PUBLISHED[other][1].load(Ordering::Acquire);
                     let ours = SystemClock.unix_ts_ms();
-                    let sys = system_ms();
+                    let sys = common::system_ms();
                     let problem = if ours < their_sys {
                         Some("stale: below the other core's system clock")
                     } else if ours < their_ours {

@@ -16,6 +16,7 @@ use scru128::{Scru128Generator, Scru128Id, TIMESTAMP_BIAS, scru128};
 
 mod common;
 use common::processes::fork_and_generate;
+use common::xorshift32;
 
 const N: usize = 100_000;
 
@@ -169,8 +170,9 @@ fn a_seeded_source_copied_by_fork_with_the_clock_moved_on_repeats_nothing() {
     static NOW: AtomicU64 = AtomicU64::new(0);
     const T0: u64 = 1_700_000_000_000;
     NOW.store(T0, Ordering::Relaxed);
-    let mut g =
-        Scru128Generator::with_rng_and_clock(xorshift(0x1234_5678), || NOW.load(Ordering::Relaxed));
+    let mut g = Scru128Generator::with_rng_and_clock(xorshift32(0x1234_5678), || {
+        NOW.load(Ordering::Relaxed)
+    });
     let before: Vec<Scru128Id> = (0..100).map(|_| g.generate()).collect();
     let last_before = *before.last().unwrap();
     NOW.store(T0 + 5_000, Ordering::Relaxed);
@@ -189,8 +191,9 @@ fn siblings_forked_with_one_seeded_generator_repeat_nothing() {
     static NOW: AtomicU64 = AtomicU64::new(0);
     const T0: u64 = 1_700_000_000_000;
     NOW.store(T0, Ordering::Relaxed);
-    let mut master =
-        Scru128Generator::with_rng_and_clock(xorshift(0x0bad_cafe), || NOW.load(Ordering::Relaxed));
+    let mut master = Scru128Generator::with_rng_and_clock(xorshift32(0x0bad_cafe), || {
+        NOW.load(Ordering::Relaxed)
+    });
     for _ in 0..100 {
         master.generate();
     }
@@ -204,14 +207,4 @@ fn siblings_forked_with_one_seeded_generator_repeat_nothing() {
     assert_strictly_increasing("second child", &child2);
     assert_disjoint(&child1, &child2);
     assert_independent_randomness(&child1, &child2);
-}
-
-/// A xorshift32 PRNG as a random source: deterministic and copied as it is by `fork()`.
-fn xorshift(mut state: u32) -> impl FnMut() -> u32 + Clone {
-    move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state
-    }
 }

@@ -214,15 +214,6 @@ static NOW: AtomicU64 = AtomicU64::new(0);
 const T0: u64 = 1_700_000_000_000;
 const N: usize = 20_000;
 
-fn xorshift(mut state: u32) -> impl FnMut() -> u32 + Clone {
-    move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state
-    }
-}
-
 fn fill_n<R: scru128::RandomSource, C: Clock>(g: &mut Scru128Generator<R, C>) -> Vec<Scru128Id> {
     let mut ids = vec![Scru128Id::MIN; N];
     for chunk in ids.chunks_mut(1_000) {
@@ -233,8 +224,9 @@ fn fill_n<R: scru128::RandomSource, C: Clock>(g: &mut Scru128Generator<R, C>) ->
 
 fn three_generations(child_uses_it_before_forking: bool) {
     NOW.store(T0, Ordering::Relaxed);
-    let mut g =
-        Scru128Generator::with_rng_and_clock(xorshift(0x00c0_ffee), || NOW.load(Ordering::Relaxed));
+    let mut g = Scru128Generator::with_rng_and_clock(common::xorshift32(0x00c0_ffee), || {
+        NOW.load(Ordering::Relaxed)
+    });
     let before = fill_n(&mut g);
     NOW.store(T0 + 3_000, Ordering::Relaxed);
     let (r_child, w_child) = pipe();

@@ -22,20 +22,13 @@ struct TwoStreams {
     widths: u32,
 }
 
-fn xorshift(state: &mut u32) -> u32 {
-    *state ^= *state << 13;
-    *state ^= *state >> 17;
-    *state ^= *state << 5;
-    *state
-}
-
 impl RandomSource for TwoStreams {
     fn next_u32(&mut self) -> u32 {
-        xorshift(&mut self.words)
+        common::xorshift32_step(&mut self.words)
     }
 
     fn next_bits(&mut self, _bits: u32) -> u32 {
-        xorshift(&mut self.widths)
+        common::xorshift32_step(&mut self.widths)
     }
 }
 

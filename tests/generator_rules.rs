@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
+mod common;
+
 use scru128::{
     DEFAULT_ROLLBACK_ALLOWANCE, GenerateError, MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP,
     Scru128Generator, Scru128Id, TIMESTAMP_BIAS,
@@ -91,16 +93,6 @@ fn setup(ms: u64) -> (TestGen, TestRng, TestClock) {
         Box::new(clock.source()) as Box<dyn FnMut() -> u64>,
     );
     (g, rng, clock)
-}
-
-/// A deterministic PRNG (xorshift32) as a random source.
-fn xorshift(mut state: u32) -> impl FnMut() -> u32 {
-    move || {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        state
-    }
 }
 
 fn fields(id: Scru128Id) -> (u64, u32, u32, u32) {
@@ -566,8 +558,9 @@ fn resume_after_the_last_counter_at_the_last_timestamp_is_exhausted() {
 fn fill_matches_generate_id_for_id_with_one_clock_read() {
     let clock_a = TestClock::at(T0);
     let clock_b = TestClock::at(T0);
-    let mut filler = Scru128Generator::with_rng_and_clock(xorshift(7), clock_a.source());
-    let mut one_by_one = Scru128Generator::with_rng_and_clock(xorshift(7), clock_b.source());
+    let mut filler = Scru128Generator::with_rng_and_clock(common::xorshift32(7), clock_a.source());
+    let mut one_by_one =
+        Scru128Generator::with_rng_and_clock(common::xorshift32(7), clock_b.source());
 
     let mut batch = vec![Scru128Id::MIN; 10_000];
     filler.fill(&mut batch);
@@ -722,7 +715,7 @@ fn iterator_gives_increasing_ids() {
         reads.set(reads.get() + 1);
         T0 + reads.get() / 3
     };
-    let g = Scru128Generator::with_rng_and_clock(xorshift(11), clock);
+    let g = Scru128Generator::with_rng_and_clock(common::xorshift32(11), clock);
     let ids: Vec<Scru128Id> = g.take(1000).collect();
     assert_eq!(ids.len(), 1000);
     assert_strictly_increasing(&ids);

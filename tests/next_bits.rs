@@ -6,6 +6,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+mod common;
+
 use scru128::{MAX_COUNTER, MAX_PER_SEC_RANDOM, RandomSource, Scru128Generator, Scru128Id};
 
 const T0: u64 = 1_700_000_000_000;
@@ -51,22 +53,15 @@ struct OverWide {
     bits_calls: Rc<Cell<u32>>,
 }
 
-fn xorshift(state: &mut u32) -> u32 {
-    *state ^= *state << 13;
-    *state ^= *state >> 17;
-    *state ^= *state << 5;
-    *state
-}
-
 impl RandomSource for OverWide {
     fn next_u32(&mut self) -> u32 {
-        xorshift(&mut self.u32_state)
+        common::xorshift32_step(&mut self.u32_state)
     }
 
     fn next_bits(&mut self, _bits: u32) -> u32 {
         self.bits_calls.set(self.bits_calls.get() + 1);
         // at least bit 31 set: always wider than 28 or 24 bits
-        xorshift(&mut self.bits_state) | 0x8000_0000
+        common::xorshift32_step(&mut self.bits_state) | 0x8000_0000
     }
 }
 

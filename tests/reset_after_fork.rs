@@ -18,7 +18,7 @@
 #![cfg(target_os = "linux")]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use scru128::{Scru128Id, scru128};
 
@@ -64,16 +64,6 @@ fn a_reset_whose_reseed_failed_and_was_caught_still_resets() {
     assert!(verdict.starts_with("reset: ok"), "{verdict}");
 }
 
-fn now_ms() -> u64 {
-    u64::try_from(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_millis(),
-    )
-    .unwrap()
-}
-
 fn worker() {
     faketime::assert_in_force();
     std::panic::set_hook(Box::new(|_| {}));
@@ -105,7 +95,7 @@ fn child(last_before: Scru128Id) -> String {
     let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
     let retry = std::thread::spawn(move || {
         go_rx.recv().unwrap();
-        (scru128(), now_ms())
+        (scru128(), common::system_ms())
     });
     faketime::set_offset("-60");
     std::thread::sleep(Duration::from_millis(5)); // past any window of the old time

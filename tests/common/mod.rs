@@ -89,6 +89,15 @@ mod split_mix;
 pub mod worker;
 pub use split_mix::SplitMix64;
 
+/// The system clock now, in Unix milliseconds (`SystemTime`, apart from the crate's
+/// clock).
+pub fn system_ms() -> u64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("the system clock is before 1970");
+    u64::try_from(since.as_millis()).expect("the system clock is past 2^64 ms")
+}
+
 /// MIN, MAX, the shared vectors, values at byte and sign boundaries (a database that
 /// compared bytes as signed, or 64-bit halves as signed integers, would misorder
 /// them), 1000 random 128-bit values and 100 freshly generated IDs.
@@ -275,4 +284,21 @@ impl Drop for TempDb {
     fn drop(&mut self) {
         self.remove();
     }
+}
+
+// xorshift32: a deterministic random source of a few lines, which `fork()` copies as
+// it is (the seeded sources of the generator-rule and fork tests).
+
+/// One step of xorshift32 (Marsaglia's 13, 17, 5): the next state, also the number
+/// drawn. A state of 0 stays 0.
+pub fn xorshift32_step(state: &mut u32) -> u32 {
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    *state
+}
+
+/// A xorshift32 generator from `state` as a `FnMut() -> u32` random source.
+pub fn xorshift32(mut state: u32) -> impl FnMut() -> u32 + Clone {
+    move || xorshift32_step(&mut state)
 }
