@@ -114,9 +114,9 @@
 //! - `std` (default): [`scru128()`], [`scru128_string()`], [`Scru128Generator::new`],
 //!   [`DefaultRng`], [`SystemClock`], `SystemTime` conversions. Implies `alloc`.
 //! - `alloc`: `String` conversions.
-//! - `serde`: `Serialize`/`Deserialize` for [`Scru128Id`]: the string in human-readable
-//!   formats, 16 bytes in binary ones; the module `scru128::serde` tells what each kind of
-//!   format reads back.
+//! - `serde`: `Serialize`/`Deserialize` for [`Scru128Id`]: the canonical string in every
+//!   format, exactly as scru128 1.0.0 writes it (16 bytes on request, per field); the
+//!   module `scru128::serde` tells what each kind of format reads back.
 //! - `uuid`: `From` conversions between [`Scru128Id`] and `uuid::Uuid`, the same 128
 //!   bits in the same order. The result is not an RFC 9562 UUID (a SCRU128 ID has no
 //!   version or variant bits), but a database `uuid` column holds it fine: PostgreSQL

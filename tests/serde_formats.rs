@@ -63,11 +63,26 @@ struct AnyForm {
 // ---- what is written -----------------------------------------------------------------
 
 #[test]
-fn written_forms_are_the_string_in_json_and_sixteen_bytes_in_binary_formats() {
+fn written_forms_are_the_canonical_string_in_every_format_as_scru128_1_0_0_writes() {
     let id = Scru128Id::from_u128(VALUE);
-    let bytes = VALUE.to_be_bytes();
     assert_eq!(json(&id), format!("\"{TEXT}\"").into_bytes());
-    // bincode 2 and postcard: varint length 16, then the bytes
+    // bincode 2 and postcard: varint length 26, then the ASCII digits
+    assert_eq!(bincode(&id), [&[26u8][..], TEXT.as_bytes()].concat());
+    assert_eq!(postcard(&id), [&[26u8][..], TEXT.as_bytes()].concat());
+    // CBOR: major type 3 (text string), length 26 in the next byte
+    assert_eq!(cbor(&id), [&[0x78u8, 26][..], TEXT.as_bytes()].concat());
+    // exactly what a `String` writes, which is what 1.0.0's `into = "String"` does
+    each_format!(|name, ser, de| {
+        assert_eq!(ser(&id), ser(&TEXT.to_string()), "{name}");
+    });
+}
+
+#[test]
+fn the_bytes_form_is_opt_in_and_writes_sixteen_bytes() {
+    #[derive(Serialize)]
+    struct OnlyBytes(#[serde(with = "scru128::serde::bytes")] Scru128Id);
+    let bytes = VALUE.to_be_bytes();
+    let id = OnlyBytes(Scru128Id::from_u128(VALUE));
     assert_eq!(bincode(&id), [&[16u8][..], &bytes].concat());
     assert_eq!(postcard(&id), [&[16u8][..], &bytes].concat());
     // CBOR: major type 2 (byte string) of length 16 = 0x50
@@ -202,19 +217,21 @@ fn serde_bytes_like(bytes: &[u8]) -> impl Serialize + '_ {
 // ---- what each format reads besides its own output -----------------------------------
 
 #[test]
-fn strings_in_either_case_read_in_every_format_except_default_cbor() {
+fn strings_in_either_case_read_in_every_format() {
     let id = Scru128Id::from_u128(VALUE);
     for text in [
         TEXT.to_string(),
         TEXT.to_lowercase(),
         "00pGhAj3Q9vAj7Iu6pQbHbUaK4".into(),
     ] {
-        assert_eq!(from_json(&json(&text)), Ok(id), "json {text}");
-        assert_eq!(from_bincode(&bincode(&text)), Ok(id), "bincode {text}");
-        assert_eq!(from_postcard(&postcard(&text)), Ok(id), "postcard {text}");
-        // ciborium's `deserialize_bytes` refuses a text string: documented, use `any`
-        let err = from_cbor::<Scru128Id>(&cbor(&text)).unwrap_err();
-        assert!(err.contains("expected bytes"), "{err}");
+        each_format!(|name, ser, de| {
+            assert_eq!(de(&ser(&text)), Ok(id), "{name} {text}");
+            assert_eq!(
+                de(&ser(&vec![text.clone(), text.clone()])),
+                Ok(vec![id, id]),
+                "{name} {text} in a list"
+            );
+        });
         assert_eq!(
             from_cbor::<AnyForm>(&cbor_map_id(&cbor(&text))).map(|f| f.id),
             Ok(id)
@@ -248,9 +265,11 @@ fn integers_read_where_the_format_can_say_it_holds_one() {
     let err = from_json::<Scru128Id>(VALUE.to_string().as_bytes()).unwrap_err();
     assert!(err.contains("floating point"), "{err}");
     assert!(from_json::<Scru128Id>(b"-1").is_err());
-    // CBOR: with `any`, every integer up to 128 bits (see above); the default impl asks
-    // for bytes and gets an error for an integer
-    assert!(from_cbor::<Scru128Id>(&cbor(&42u64)).is_err());
+    // CBOR says what it holds: every integer up to 128 bits (a bignum past u64)
+    assert_eq!(from_cbor(&cbor(&42u64)), Ok(small));
+    assert_eq!(from_cbor(&cbor(&VALUE)), Ok(Scru128Id::from_u128(VALUE)));
+    assert_eq!(from_cbor(&cbor(&u128::MAX)), Ok(Scru128Id::MAX));
+    assert!(from_cbor::<Scru128Id>(&cbor(&-1i64)).is_err());
     // bincode / postcard cannot tell an integer from a length prefix: a u128 is
     // refused or misread, never a panic (the documented limit of these formats)
     for value in [VALUE, 42, u128::MAX] {

@@ -444,3 +444,31 @@ fn a_program_written_for_1_0_compiles_and_runs_here() {
     assert_eq!(theirs.len(), 4);
     assert!(ours.windows(2).all(|w| w[0] < w[1]));
 }
+
+/// `tests/scru128_1_0_0` runs 1.0.0's own unit tests against this crate: its three
+/// files must be the `#[cfg(test)]` modules of the 1.0.0 sources, byte for byte (as
+/// cargo unpacked them to build `scru128_ref`).
+#[test]
+fn the_copied_unit_tests_of_1_0_0_are_unchanged() {
+    // Where cargo unpacks registry crates: $CARGO_HOME/registry/src/<index>/.
+    let cargo_home = std::env::var_os("CARGO_HOME").map_or_else(
+        || std::path::Path::new(&std::env::var_os("HOME").expect("HOME")).join(".cargo"),
+        std::path::PathBuf::from,
+    );
+    let src = std::fs::read_dir(cargo_home.join("registry/src"))
+        .expect("cargo's registry sources")
+        .map(|index| index.unwrap().path().join("scru128-1.0.0/src"))
+        .find(|src| src.is_dir())
+        .expect("scru128 1.0.0 unpacked in cargo's registry");
+    let copies = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/scru128_1_0_0");
+    for (source, copy) in [
+        ("identifier.rs", "identifier_tests.rs"),
+        ("default_gen.rs", "default_gen_tests.rs"),
+        ("lib.rs", "lib_tests.rs"),
+    ] {
+        let source = std::fs::read_to_string(src.join(source)).unwrap();
+        let tests = &source[source.find("#[cfg(test)]").expect("a test module")..];
+        let copy = std::fs::read_to_string(format!("{copies}/{copy}")).unwrap();
+        assert_eq!(copy, tests, "{copy} differs from 1.0.0's tests");
+    }
+}

@@ -1,35 +1,45 @@
 //! `Serialize`/`Deserialize` for [`Scru128Id`] (feature `serde`).
 //!
-//! Human-readable formats (JSON, TOML, YAML…) get the canonical 26-digit string, as
-//! scru128 1.0 wrote; binary formats (bincode, postcard, CBOR…) get the 16 big-endian
-//! bytes. Reading accepts, as far as the format lets a reader see what it holds, the
-//! string in either case, 16 bytes, 26 bytes of text (how 1.0 strings look to a binary
-//! format) and an integer.
+//! Written as scru128 1.0.0 writes it: the canonical 26-digit string, in every format,
+//! human-readable (JSON, TOML, YAML…) or binary (bincode, postcard, CBOR…). So data
+//! this crate writes by default reads back in services still on 1.0.0, and the other
+//! way round. Reading accepts, as far as the format lets a reader see what it holds,
+//! the string in either case, 16 bytes, 26 bytes of text (how a string looks to a
+//! binary format that does not tell them apart) and an integer.
 //!
-//! Use [`string`] or [`bytes`] with `#[serde(with = "...")]` to force one form, and
-//! [`any`] to read every form from a self-describing binary format such as CBOR.
+//! Use [`bytes`] with `#[serde(with = "scru128::serde::bytes")]` to write the 16
+//! big-endian bytes instead (10 bytes less per ID in a binary format, but unreadable
+//! by 1.0.0), [`string`] to say "the string" explicitly, and [`any`] to read every form
+//! from a self-describing format.
 //!
-//! What each kind of format can read (`tests/serde_formats.rs` checks every cell with
-//! `serde_json`, bincode 2, postcard and ciborium):
+//! What each kind of format reads by default (`tests/serde_formats.rs` checks every
+//! cell with `serde_json`, bincode 2, postcard and ciborium; `compare/tests/serde_1_0.rs`
+//! checks it against the real 1.0.0):
 //!
-//! | stored as | JSON (human-readable) | bincode, postcard | CBOR (ciborium) | CBOR with [`any`] |
-//! | --- | --- | --- | --- | --- |
-//! | string, any case (scru128 1.0 wrote this) | yes | yes (same layout as bytes) | **no** | yes |
-//! | 16 bytes (written by default in binary formats) | yes (array of numbers) | yes | yes | yes |
-//! | integer | up to `u64::MAX`[^json] | **no**[^layout] | **no** | yes, all 128 bits |
+//! | stored as | JSON (human-readable) | bincode, postcard | CBOR (ciborium) |
+//! | --- | --- | --- | --- |
+//! | string, any case (written by default, and by 1.0.0) | yes | yes | yes |
+//! | 16 bytes ([`bytes`]) | yes (array of numbers) | yes | yes |
+//! | integer | up to `u64::MAX`[^json] | **no**[^layout] | yes, all 128 bits |
 //!
 //! [^json]: `serde_json` (without its `arbitrary_precision` feature) reads larger
 //!     numbers as floating point, which is refused.
 //! [^layout]: A non-self-describing format cannot tell a reader what it holds, so the
-//!     reader asks for bytes and a `u128` written in their place is misread or refused
-//!     (an error, never a panic). Store a `u128` field and convert, if you must.
+//!     reader asks for bytes (text and bytes share one layout there), and a `u128`
+//!     written in their place is misread or refused (an error, never a panic). Store a
+//!     `u128` field and convert, if you must.
 //!
-//! CBOR through ciborium is the one binary format where the default reading is not
-//! enough for scru128 1.0 data: serde gives a type no way to know whether the format is
-//! self-describing, so the default impl asks for bytes (what bincode and postcard
-//! need), and ciborium then refuses a text string. [`any`] asks the format what it
-//! holds instead, which CBOR, MessagePack and JSON can answer and bincode and postcard
-//! cannot.
+//! How a format is read: serde gives a type no way to ask whether a format is
+//! self-describing. A human-readable format is (JSON, TOML, YAML…), so the reader asks
+//! it what the data holds. Bincode and postcard are not, and refuse to be asked, so in
+//! a binary format the reader asks for bytes (which also reads their strings). Two
+//! kinds of deserializer, recognised by their type's name, are asked what they hold
+//! without more: those of the CBOR crates `ciborium` and `serde_cbor` (which refuse a
+//! text string where bytes are asked for, so 1.0.0's CBOR needs it), and those of
+//! `serde_test` (self-describing too, and they panic when asked whether they are
+//! human-readable unless the test says: 1.0.0's own serde test, and users' tests
+//! written for 1.0.0, never say, since 1.0.0 never asked). For another self-describing
+//! binary format that refuses text as bytes, read with [`any`].
 
 use core::fmt;
 
@@ -39,25 +49,33 @@ use serde::ser::{Serialize, Serializer};
 use crate::Scru128Id;
 
 impl Serialize for Scru128Id {
+    /// The canonical 26-digit string, in every format (as scru128 1.0.0).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if serializer.is_human_readable() {
-            serializer.serialize_str(&self.encode())
-        } else {
-            serializer.serialize_bytes(self.as_bytes())
-        }
+        serializer.serialize_str(&self.encode())
     }
 }
 
 impl<'de> serde::Deserialize<'de> for Scru128Id {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        if deserializer.is_human_readable() {
+        if describes_itself::<D>() || deserializer.is_human_readable() {
             deserializer.deserialize_any(IdVisitor)
         } else {
             // Non-self-describing formats need a hint; text and bytes share one layout
-            // in bincode and postcard, so strings written by 1.0 still arrive here.
+            // in bincode and postcard, so strings (1.0.0's and ours) arrive here too.
             deserializer.deserialize_bytes(IdVisitor)
         }
     }
+}
+
+/// Whether `D` is one of the deserializers that are asked what they hold without being
+/// asked whether they are human-readable (see the module docs). `type_name` is a
+/// `&'static str` of the monomorphised type, so this costs a few byte comparisons; a
+/// wrapper around such a deserializer names it too.
+fn describes_itself<D>() -> bool {
+    let name = core::any::type_name::<D>();
+    ["ciborium::", "serde_cbor::", "serde_test::"]
+        .iter()
+        .any(|krate| name.contains(krate))
 }
 
 /// Accepts every form a SCRU128 ID may have been stored in.
@@ -114,8 +132,8 @@ impl<'de> Visitor<'de> for IdVisitor {
     }
 }
 
-/// `#[serde(with = "scru128::serde::string")]`: always the canonical 26-digit string,
-/// also in binary formats. Reads the string in either case.
+/// `#[serde(with = "scru128::serde::string")]`: the canonical 26-digit string, as the
+/// default impl writes it, but read only as a string (in either case).
 ///
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize)]
@@ -152,8 +170,9 @@ pub mod string {
     }
 }
 
-/// `#[serde(with = "scru128::serde::bytes")]`: always the 16 big-endian bytes, also in
-/// human-readable formats (where they may appear as an array of numbers).
+/// `#[serde(with = "scru128::serde::bytes")]`: the 16 big-endian bytes, in every format
+/// (in a human-readable one they may appear as an array of numbers). Opt-in: scru128
+/// 1.0.0 cannot read this form.
 ///
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize)]
@@ -191,14 +210,15 @@ pub mod bytes {
     }
 }
 
-/// `#[serde(with = "scru128::serde::any")]`: writes like the default impl (the string in
-/// human-readable formats, 16 bytes in binary ones) and reads every form a
-/// **self-describing** format can hold: the string in either case, 16 bytes, 26 bytes
-/// of text, an integer up to 128 bits (a CBOR bignum too) and a sequence of 16 numbers.
+/// `#[serde(with = "scru128::serde::any")]`: writes like the default impl (the string)
+/// and reads every form a **self-describing** format can hold: the string in either
+/// case, 16 bytes, 26 bytes of text, an integer up to 128 bits (a CBOR bignum too) and a
+/// sequence of 16 numbers, whatever the format's type is called.
 ///
-/// Use it to read CBOR (ciborium) or MessagePack written by scru128 1.0, which stored
-/// the string. Not for bincode or postcard: they cannot say what they hold and refuse
-/// (with an error) to be asked.
+/// The default impl does the same for JSON and the CBOR crates it recognises; use this
+/// for another self-describing binary format (or a wrapper around one) that refuses
+/// text where bytes are asked for. Not for bincode or postcard: they cannot say what
+/// they hold and refuse (with an error) to be asked.
 ///
 /// ```
 /// #[derive(serde::Serialize, serde::Deserialize)]
@@ -257,9 +277,10 @@ mod tests {
     }
 
     #[test]
-    fn binary_is_sixteen_bytes_and_reads_old_strings() {
+    fn binary_is_the_canonical_string_and_reads_sixteen_bytes() {
         let id = Scru128Id::from_u128(VALUE);
-        assert_tokens(&id.compact(), &[Token::Bytes(&BYTES)]);
+        assert_tokens(&id.compact(), &[Token::Str(TEXT)]);
+        assert_de_tokens(&id.compact(), &[Token::Bytes(&BYTES)]);
         assert_de_tokens(&id.compact(), &[Token::Bytes(TEXT.as_bytes())]);
         assert_de_tokens(&id.compact(), &[Token::Str(TEXT)]);
         assert_de_tokens(&Scru128Id::from_u128(42).compact(), &[Token::U64(42)]);
