@@ -1,45 +1,54 @@
-//! Fork detection (feature `std`, Unix): a fork count that every generator and random
-//! source compares with the count it saw last, and the fork handlers that keep the
-//! crate's process-wide locks usable in a child.
+//! Fork detection (feature `std`, Unix): a fork count that every generator, random
+//! source and lock compares with the count it saw last.
 //!
 //! The count lives on a page of its own that the kernel zeroes in a child
 //! (`MADV_WIPEONFORK`, Linux 4.14 and later): a child sees it zero before any fork
 //! handler runs, also after a fork by the raw system call, which runs no handlers, and
-//! takes a count never used in its ancestry. Where the kernel cannot do that, the child
-//! handler zeroes it.
+//! takes a count never used in its ancestry. The page is mapped when the library is
+//! loaded, at the system's page size (4 KiB on x86-64, 16 or 64 KiB on many aarch64
+//! and ppc64le kernels), since the kernel applies the advice to whole pages only.
+//! Until then, and where the kernel cannot do that, the count lives in ordinary memory
+//! and the child handler zeroes it.
 //!
-//! The handlers are registered once, when the program or library is loaded (an ELF
+//! The handler is registered once, when the program or library is loaded (an ELF
 //! `.init_array` or Mach-O `__mod_init_func` entry, before `main` or while `dlopen`
 //! runs), not at first use: a lazy registration could race with a `fork()` on another
 //! thread (the child would inherit it half done), and it would put our child handler
 //! behind every handler registered earlier, which might already generate IDs. On
 //! other Unix targets the registration happens at first use, without ever blocking.
+//!
+//! No lock is taken across `fork()`: the crate's locks are [`ForkLock`]s, which a
+//! child takes back from the threads it does not have (a prepare handler that took
+//! them would deadlock a `fork()` made from a signal handler).
+//!
+//! [`ForkLock`]: crate::fork_lock::ForkLock
 
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
-/// The current fork count on a page of its own (0 in a child until it takes one).
-#[repr(C, align(4096))]
-struct EpochPage {
-    epoch: AtomicU32,
-    _rest: [u8; 4092],
-}
+/// The count in ordinary memory, until the page is mapped (or where it cannot be).
+static IN_MEMORY: AtomicU32 = AtomicU32::new(0);
 
-// Zero-initialised, so in `.bss`: an anonymous private page, which `MADV_WIPEONFORK`
-// accepts.
-static PAGE: EpochPage = EpochPage {
-    epoch: AtomicU32::new(0),
-    _rest: [0; 4092],
-};
+/// Where the current fork count is (0 in a child until it takes one): `IN_MEMORY`,
+/// or the wiped-on-fork page once it is mapped. Never null, never unmapped.
+static COUNT: AtomicPtr<AtomicU32> = AtomicPtr::new((&raw const IN_MEMORY).cast_mut());
 
 /// The counts handed out so far, in ordinary memory: a child inherits it, so the
 /// count it takes is new to every state copied from its ancestors.
 static COUNTS: AtomicU32 = AtomicU32::new(0);
 
+/// The count's current place.
+#[inline]
+fn count() -> &'static AtomicU32 {
+    // SAFETY: `COUNT` points to `IN_MEMORY` or to a page mapped read-write for the
+    // life of the process (`map_wiped_page`), holding an `AtomicU32` at its start.
+    unsafe { &*COUNT.load(Ordering::Relaxed) }
+}
+
 /// This process's fork count: different from the count of every ancestor, so a state
 /// or random source that was last used with another count was copied by `fork()`.
 #[inline]
 pub(crate) fn epoch() -> u32 {
-    match PAGE.epoch.load(Ordering::Relaxed) {
+    match count().load(Ordering::Relaxed) {
         0 => take_count(),
         epoch => epoch,
     }
@@ -53,37 +62,68 @@ fn take_count() -> u32 {
     if fresh == 0 {
         fresh = COUNTS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
     }
-    match PAGE
-        .epoch
-        .compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed)
-    {
+    match count().compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed) {
         Ok(_) => fresh,
         Err(stored) => stored,
     }
 }
 
-/// Asks the kernel to zero the count's page in every child.
+/// Moves the count to a page of its own that the kernel zeroes in every child, where
+/// the kernel can do that; keeps the current count.
 fn wipe_on_fork() {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         // SAFETY: `sysconf` only reads a value.
-        if unsafe { libc::sysconf(libc::_SC_PAGESIZE) } != 4096 {
+        let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let Ok(page_size) = usize::try_from(page_size) else {
             return;
-        }
-        // SAFETY: `PAGE` is page-aligned and exactly one 4096-byte page, holding
-        // nothing but the count (whose zero in a child is what this is for); the
-        // call only sets how the kernel copies that page at `fork()`. If the kernel
-        // refuses (before 4.14, or a page that is not anonymous), nothing changes and
-        // the child handler zeroes the count instead. Exercised by
-        // `tests/fork_handlers.rs` (a fork by the raw system call).
-        unsafe {
-            libc::madvise(
-                core::ptr::addr_of!(PAGE).cast_mut().cast(),
-                4096,
-                libc::MADV_WIPEONFORK,
-            );
+        };
+        if let Some(page) = map_wiped_page(page_size) {
+            // The count goes with it, so that nothing sees it change (a lock word or a
+            // state stamped with the old count would look copied from a parent). It is
+            // taken first: once it is not 0, nothing but a child handler writes it.
+            let current = epoch();
+            // SAFETY: `map_wiped_page` returned a fresh read-write mapping.
+            let page = unsafe { &*page };
+            page.store(current, Ordering::Relaxed);
+            COUNT.store(core::ptr::from_ref(page).cast_mut(), Ordering::Relaxed);
         }
     }
+}
+
+/// Maps one page of `page_size` bytes that the kernel zeroes in a child; `None` if
+/// the kernel refuses (before 4.14) or the size is not a page size.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn map_wiped_page(page_size: usize) -> Option<*const AtomicU32> {
+    if page_size < core::mem::size_of::<AtomicU32>() || !page_size.is_power_of_two() {
+        return None;
+    }
+    // SAFETY: an anonymous private read-write mapping of `page_size` bytes, at an
+    // address the kernel picks (page-aligned): it overlaps nothing of ours. It is
+    // never unmapped, so references to it live as long as the process.
+    let addr = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            page_size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if addr == libc::MAP_FAILED {
+        return None;
+    }
+    // SAFETY: `addr` is the whole of the mapping just made, page-aligned, of one page;
+    // the advice only sets how the kernel copies it at `fork()`. Exercised by
+    // `tests/fork_handlers.rs` (a fork by the raw system call) and by this module's
+    // tests at other page sizes.
+    if unsafe { libc::madvise(addr, page_size, libc::MADV_WIPEONFORK) } != 0 {
+        // SAFETY: the mapping made above, used by nothing.
+        unsafe { libc::munmap(addr, page_size) };
+        return None;
+    }
+    Some(addr.cast::<AtomicU32>().cast_const())
 }
 
 /// Makes sure forks are counted from now on; returns the current count.
@@ -112,11 +152,11 @@ fn register() {
     if REGISTERED.load(Ordering::Acquire) || REGISTERED.swap(true, Ordering::AcqRel) {
         return;
     }
-    // SAFETY: `pthread_atfork` only stores the three function pointers. The handlers
-    // are plain `extern "C"` functions that cannot unwind: they take or release the
-    // crate's own locks and bump an atomic counter. Exercised by every fork test
-    // (`tests/fork.rs`, `tests/fork_many.rs`, `tests/fork_race.rs`).
-    let rc = unsafe { libc::pthread_atfork(Some(prepare), Some(parent), Some(child)) };
+    // SAFETY: `pthread_atfork` only stores the function pointer. The handler is a
+    // plain `extern "C"` function that cannot unwind: it stores to two atomics.
+    // Exercised by every fork test (`tests/fork.rs`, `tests/fork_many.rs`,
+    // `tests/fork_race.rs`).
+    let rc = unsafe { libc::pthread_atfork(None, None, Some(child)) };
     if rc != 0 {
         REGISTRATION_FAILED.store(true, Ordering::Relaxed);
     }
@@ -154,24 +194,15 @@ static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
 #[unsafe(link_section = "__DATA,__mod_init_func")]
 static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
 
-/// Before `fork()`, on the forking thread: take the locks, in the order the crate
-/// itself takes them (the process-wide generator's state, then the clock's), so that
-/// the child never starts with a lock held by a thread it does not have.
-extern "C" fn prepare() {
-    crate::global_gen::hold_lock_across_fork();
-    crate::process_clock::hold_lock_across_fork();
-}
-
-extern "C" fn parent() {
-    crate::process_clock::release_lock_after_fork();
-    crate::global_gen::release_lock_after_fork();
-}
-
+/// In the child: where the kernel did not zero the count already, the next `epoch()`
+/// takes a new one.
+/// Then the locks this thread holds (a fork from a signal handler that interrupted
+/// it inside one) are marked as held in the child too.
 extern "C" fn child() {
-    // Where the kernel did not zero it already: the next `epoch()` takes a new count.
-    PAGE.epoch.store(0, Ordering::Relaxed);
-    crate::process_clock::release_lock_after_fork();
-    crate::global_gen::release_lock_after_fork();
+    IN_MEMORY.store(0, Ordering::Relaxed);
+    count().store(0, Ordering::Relaxed);
+    crate::global_gen::adopt_lock_in_child();
+    crate::process_clock::adopt_lock_in_child();
 }
 
 #[cfg(test)]
@@ -186,5 +217,59 @@ mod tests {
         assert!(super::REGISTERED_AT_LOAD.load(Ordering::Relaxed));
         assert!(super::REGISTERED.load(Ordering::Relaxed));
         assert_eq!(super::watch(), super::epoch());
+    }
+
+    /// Issue 18, item 2: the count moved to its wiped page when the library was
+    /// loaded, at this system's page size (it stayed in ordinary memory where the
+    /// page size was not 4096, so that a fork by the raw system call went unnoticed).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_count_lives_on_a_page_wiped_in_a_child() {
+        let page = super::COUNT.load(Ordering::Relaxed);
+        assert_ne!(page.cast_const(), &raw const super::IN_MEMORY);
+        // SAFETY: `sysconf` only reads a value.
+        let page_size = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap();
+        assert_eq!(page as usize % page_size, 0, "not page-aligned");
+        assert_eq!(zero_in_a_child(page), Some(true));
+    }
+
+    /// The mapping works at every page size Linux uses (4, 16 and 64 KiB; here made of
+    /// as many pages of this system as it takes): a child sees it zeroed, the parent
+    /// keeps its value.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pages_of_every_size_are_wiped_in_a_child() {
+        for page_size in [4096, 16 * 1024, 64 * 1024] {
+            let page = super::map_wiped_page(page_size).expect("the kernel wipes pages");
+            assert_eq!(zero_in_a_child(page), Some(true), "{page_size}-byte page");
+        }
+        assert!(super::map_wiped_page(1000).is_none());
+    }
+
+    /// Stores a count on `page`, forks, and tells whether the child saw 0 there (and
+    /// the parent still its own count).
+    #[cfg(target_os = "linux")]
+    fn zero_in_a_child(page: *const core::sync::atomic::AtomicU32) -> Option<bool> {
+        // SAFETY: `page` is a live mapping holding an `AtomicU32` at its start.
+        let count = unsafe { &*page };
+        let saved = count.load(Ordering::Relaxed);
+        let mine = saved.max(1);
+        count.store(mine, Ordering::Relaxed);
+        // SAFETY: the child only reads an atomic and leaves with `_exit`; the raw
+        // system call runs no fork handlers, so only the kernel can zero the page.
+        let pid = unsafe { libc::syscall(libc::SYS_fork) };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let code = i32::from(count.load(Ordering::Relaxed) != 0);
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(code) }
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just made.
+        let waited =
+            unsafe { libc::waitpid(libc::pid_t::try_from(pid).unwrap(), &raw mut status, 0) };
+        let kept = count.load(Ordering::Relaxed) == mine;
+        count.store(saved, Ordering::Relaxed);
+        (waited > 0 && libc::WIFEXITED(status) && kept).then(|| libc::WEXITSTATUS(status) == 0)
     }
 }

@@ -28,9 +28,9 @@
 
 use core::cell::RefCell;
 use core::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use crate::error::GenerateError;
+use crate::fork_lock::ForkLock;
 use crate::generator::{FieldRandom, State, timestamp_from_clock};
 use crate::id::TIMESTAMP_BIAS;
 use crate::sources::{DefaultRng, RandomSource};
@@ -44,14 +44,17 @@ const BLOCK: u32 = 256;
 /// The state blocks are claimed from, and the timestamp of the newest block, which
 /// threads read without the lock to see that another has moved on.
 struct Shared {
-    state: Mutex<State>,
+    /// A lock that a forked child takes back from a thread it does not have (the
+    /// state may then be half-updated, which the child's first claim repairs: it
+    /// moves past the parent's timestamp, as after every fork).
+    state: ForkLock<State>,
     newest: AtomicU64,
 }
 
 impl Shared {
     const fn new() -> Self {
         Self {
-            state: Mutex::new(State::new()),
+            state: ForkLock::new(State::new()),
             newest: AtomicU64::new(0),
         }
     }
@@ -159,16 +162,11 @@ fn claim(
     clock: impl FnOnce() -> u64,
     rng: &mut impl FieldRandom,
 ) -> Result<Block, GenerateError> {
-    #[cfg(unix)]
-    if core::ptr::eq(shared, &raw const SHARED) && holds_lock_across_fork() {
-        // This thread is inside `fork()`: a fork handler registered before ours runs
-        // here, and our prepare handler already holds the lock for this thread.
-        return HELD.with_borrow_mut(|held| match held.as_mut() {
-            Some(state) => claim_locked(fork_epoch, shared, state, clock, rng),
-            None => unreachable!("checked just above"),
-        });
-    }
-    let mut state = shared.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let Ok(mut state) = shared.state.lock() else {
+        // Only a signal handler that interrupted this thread's own claim gets here,
+        // and `scru128()` refuses to be nested before that (see there).
+        unreachable!("scru128: a claim nested in a claim");
+    };
     claim_locked(fork_epoch, shared, &mut state, clock, rng)
 }
 
@@ -212,34 +210,10 @@ fn clock_ms() -> u64 {
     crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock)
 }
 
+/// Fork handler (child): see [`ForkLock::adopt_in_child`].
 #[cfg(unix)]
-std::thread_local! {
-    /// The shared lock, held by the forking thread from just before `fork()` to just
-    /// after it (the fork handlers run on that thread, in the child on its copy).
-    static HELD: RefCell<Option<std::sync::MutexGuard<'static, State>>> = const { RefCell::new(None) };
-}
-
-/// Fork handler (prepare): takes the shared lock, so that the child does not start
-/// with it held by a thread it does not have (it would wait forever).
-#[cfg(unix)]
-pub(crate) fn hold_lock_across_fork() {
-    let guard = SHARED.state.lock().unwrap_or_else(PoisonError::into_inner);
-    // If the thread is being torn down, the guard is dropped here: no protection,
-    // but no deadlock either.
-    let _ = HELD.try_with(move |held| *held.borrow_mut() = Some(guard));
-}
-
-/// Fork handler (parent and child): releases what `hold_lock_across_fork` took.
-#[cfg(unix)]
-pub(crate) fn release_lock_after_fork() {
-    let _ = HELD.try_with(|held| held.borrow_mut().take());
-}
-
-/// Whether this thread holds the shared lock for a `fork()` in progress.
-#[cfg(unix)]
-fn holds_lock_across_fork() -> bool {
-    HELD.try_with(|held| held.try_borrow().is_ok_and(|held| held.is_some()))
-        .unwrap_or(false)
+pub(crate) fn adopt_lock_in_child() {
+    SHARED.state.adopt_in_child();
 }
 
 /// Generates a new ID from the process-wide generator.
@@ -495,5 +469,77 @@ mod tests {
             assert!(err.is_err());
         }
         assert!(next(&mut t, &shared, &rng, T0, T0, 0) > first);
+    }
+
+    /// Issue 18, item 1 (reproduced by the review after 130 forks): `fork()` from a
+    /// signal handler that interrupted a claim. The prepare handler took the shared
+    /// lock unconditionally, which this very thread held: the parent deadlocked. Now
+    /// nothing is taken across `fork()`; in the child, the interrupted claim still
+    /// holds the lock, and the child's other threads wait for it instead of taking it
+    /// over; it then finishes, in both processes.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fork_from_a_signal_handler_inside_a_claim_deadlocks_neither_process() {
+        use core::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+        use std::os::unix::thread::JoinHandleExt as _;
+
+        use crate::fork_lock::{Refused, signal_fork};
+
+        static IN_CLAIM: AtomicBool = AtomicBool::new(false);
+        static RELEASE: AtomicBool = AtomicBool::new(false);
+        /// In the child: what another thread found the lock to be (1: busy, as it
+        /// should; 2: taken over from the interrupted claim).
+        static OTHER_THREAD: AtomicI32 = AtomicI32::new(0);
+        let _serial = signal_fork::arm(|| {
+            let busy = std::thread::spawn(|| super::SHARED.state.try_lock().err())
+                .join()
+                .ok()
+                .flatten()
+                == Some(Refused::Busy);
+            OTHER_THREAD.store(if busy { 1 } else { 2 }, Ordering::Relaxed);
+            RELEASE.store(true, Ordering::Relaxed); // the interrupted claim may end
+            -1
+        });
+        IN_CLAIM.store(false, Ordering::Relaxed);
+        RELEASE.store(false, Ordering::Relaxed);
+        let parent = std::process::id();
+        let claimer = std::thread::spawn(move || {
+            let rng = Counting::new();
+            let claimed = super::claim(
+                crate::fork::epoch(),
+                &super::SHARED,
+                || {
+                    IN_CLAIM.store(true, Ordering::Relaxed);
+                    while !RELEASE.load(Ordering::Relaxed) {
+                        core::hint::spin_loop();
+                    }
+                    super::clock_ms()
+                },
+                &mut &rng,
+            );
+            if std::process::id() != parent {
+                // The child: the claim ended, the lock is free, and a new thread of
+                // the child makes IDs.
+                let ok = claimed.is_ok()
+                    && OTHER_THREAD.load(Ordering::Relaxed) == 1
+                    && !super::SHARED.state.is_held()
+                    && std::thread::spawn(super::scru128).join().is_ok();
+                // SAFETY: ends the child at once.
+                unsafe { libc::_exit(i32::from(!ok)) }
+            }
+            claimed.is_ok()
+        });
+        while !IN_CLAIM.load(Ordering::Relaxed) {
+            std::thread::yield_now();
+        }
+        let child = signal_fork::fork_on(claimer.as_pthread_t());
+        RELEASE.store(true, Ordering::Relaxed);
+        let child = child.expect("the parent deadlocked in fork() (its handler never returned)");
+        assert!(claimer.join().unwrap());
+        assert_eq!(
+            signal_fork::exit_status(child),
+            Some(0),
+            "the child failed or hung"
+        );
     }
 }

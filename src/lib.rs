@@ -168,6 +168,8 @@ mod encoded;
 mod error;
 #[cfg(all(feature = "std", unix))]
 mod fork;
+#[cfg(feature = "std")]
+mod fork_lock;
 mod generator;
 #[cfg(feature = "std")]
 mod global_gen;
@@ -191,6 +193,19 @@ mod fork {
 }
 
 mod external;
+
+/// Not part of the API: what the crate's own tests look at from outside. May change
+/// or go in any release.
+#[doc(hidden)]
+pub mod __private {
+    /// Whether the process-wide clock may still use the CPU's time-stamp counter
+    /// (false where it never could, and after it gave the counter up), and whether
+    /// its last reading was published with a window (a confirmed rate).
+    #[cfg(all(feature = "std", unix))]
+    pub fn tsc_shortcut() -> (bool, bool) {
+        crate::process_clock::tsc_shortcut()
+    }
+}
 
 pub use encoded::{EncodedHex, EncodedId, EncodedText, EncodedUuid};
 pub use error::{GenerateError, ParseError, RangeError};

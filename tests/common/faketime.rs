@@ -55,6 +55,16 @@ impl FakeClock {
             .env_remove("FAKETIME")
     }
 
+    /// As [`command`](Self::command), with `CLOCK_MONOTONIC` faked too (libfaketime's
+    /// default): a rate in the offset file ("+0 x1.5") then makes both clocks run
+    /// faster than the CPU's counter, which is what a counter that slowed down looks
+    /// like from inside.
+    pub fn command_faking_monotonic(&self) -> Command {
+        let mut command = self.command();
+        command.env_remove("FAKETIME_DONT_FAKE_MONOTONIC");
+        command
+    }
+
     /// This test binary under this clock, with no arguments (for a `harness = false`
     /// binary; for one test of a harness binary, `preload(&mut worker::command(..))`).
     pub fn command(&self) -> Command {

@@ -1,0 +1,175 @@
+//! This crate against the seed-era reference `scru128` 1.0.0, measured the way a user
+//! would compare them: both in one process, rounds interleaved (ours, reference, ours,
+//! reference…), the median of each side's rounds, and their ratio. Beside them the
+//! floor: what one `SystemTime::now()` and one time-stamp-counter read cost here, the
+//! least a call that reads the clock can cost.
+//!
+//! `cargo bench -p scru128-compare --bench interleaved` (or `scripts/bench-ratios`).
+//! `ROUNDS` and `CALLS` in the environment change the 9 rounds of 400 000 calls.
+//! Prints one table; the targets are those of issue 18.
+
+use std::hint::black_box;
+use std::str::FromStr;
+use std::time::{Instant, SystemTime};
+
+/// One measured operation: ours and the reference, each run for `calls` calls.
+struct Case {
+    name: &'static str,
+    target: f64,
+    /// Runs `calls` calls and returns the elapsed nanoseconds.
+    ours: Box<dyn FnMut(u64) -> f64>,
+    reference: Box<dyn FnMut(u64) -> f64>,
+}
+
+/// Times `calls` calls of `f` (nanoseconds in all).
+fn timed<T>(calls: u64, mut f: impl FnMut() -> T) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        black_box(f());
+    }
+    start.elapsed().as_nanos() as f64
+}
+
+/// Wall time for two threads to make `calls` IDs between them.
+fn two_threads<T>(calls: u64, generate: fn() -> T) -> f64 {
+    let half = calls.div_ceil(2);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(move || {
+                for _ in 0..half {
+                    black_box(generate());
+                }
+            });
+        }
+    });
+    start.elapsed().as_nanos() as f64
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn rdtsc() -> u64 {
+    // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads a counter.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+fn cases() -> Vec<Case> {
+    const TEXT: &str = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
+    let ours_id = scru128::Scru128Id::from_str(TEXT).unwrap();
+    let ref_id = scru128_ref::Scru128Id::from_str(TEXT).unwrap();
+    // 1024 different IDs as text: one text over and over lets the branch predictor
+    // learn it, which users' data does not.
+    let texts: Vec<String> = (0..1024).map(|_| scru128::scru128_string()).collect();
+    let texts_ref = texts.clone();
+    let mut ours_gen = scru128::Scru128Generator::new();
+    let mut ref_gen = scru128_ref::Scru128Generator::new();
+    vec![
+        Case {
+            name: "scru128()",
+            target: 3.5,
+            ours: Box::new(|n| timed(n, scru128::scru128)),
+            reference: Box::new(|n| timed(n, scru128_ref::scru128)),
+        },
+        Case {
+            name: "Scru128Generator::generate",
+            target: 3.0,
+            ours: Box::new(move |n| timed(n, || ours_gen.generate())),
+            reference: Box::new(move |n| timed(n, || ref_gen.generate())),
+        },
+        Case {
+            name: "scru128_string()",
+            target: 3.5,
+            ours: Box::new(|n| timed(n, scru128::scru128_string)),
+            reference: Box::new(|n| timed(n, scru128_ref::scru128_string)),
+        },
+        Case {
+            name: "to_string",
+            target: 2.5,
+            ours: Box::new(move |n| timed(n, || black_box(ours_id).to_string())),
+            reference: Box::new(move |n| timed(n, || black_box(ref_id).to_string())),
+        },
+        Case {
+            name: "parse, 1024 different IDs",
+            target: 3.0,
+            ours: Box::new(move |n| {
+                let mut i = 0;
+                timed(n, || {
+                    i = (i + 1) & 1023;
+                    scru128::Scru128Id::from_str(black_box(&texts[i]))
+                })
+            }),
+            reference: Box::new(move |n| {
+                let mut i = 0;
+                timed(n, || {
+                    i = (i + 1) & 1023;
+                    scru128_ref::Scru128Id::from_str(black_box(&texts_ref[i]))
+                })
+            }),
+        },
+        Case {
+            name: "two threads, scru128() per ID",
+            target: 10.0,
+            ours: Box::new(|n| two_threads(n, scru128::scru128)),
+            reference: Box::new(|n| two_threads(n, scru128_ref::scru128)),
+        },
+    ]
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter is not supported (every case runs).
+    let rounds = env_u64("ROUNDS", 9);
+    let calls = env_u64("CALLS", 400_000);
+    let mut rows = Vec::new();
+    for mut case in cases() {
+        // A warm-up round of each, then the rounds, interleaved.
+        (case.ours)(calls / 4);
+        (case.reference)(calls / 4);
+        let (mut ours, mut reference) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            ours.push((case.ours)(calls) / calls as f64);
+            reference.push((case.reference)(calls) / calls as f64);
+        }
+        let (o, r) = (median(ours), median(reference));
+        rows.push((case.name, o, r, r / o, case.target));
+    }
+    let mut floor = Vec::new();
+    for _ in 0..rounds {
+        floor.push(timed(calls, SystemTime::now) / calls as f64);
+    }
+    let now_floor = median(floor);
+
+    println!("{rounds} rounds of {calls} calls, interleaved; medians (ns per call)");
+    println!();
+    println!("| operation | ours | scru128 1.0.0 | speed-up | target |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for (name, o, r, ratio, target) in &rows {
+        let mark = if ratio >= target { "" } else { " (below)" };
+        println!("| {name} | {o:.1} | {r:.1} | {ratio:.2}×{mark} | ≥ {target}× |");
+    }
+    println!();
+    println!("floor: SystemTime::now() {now_floor:.1} ns");
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut tsc = Vec::new();
+        for _ in 0..rounds {
+            tsc.push(timed(calls, rdtsc) / calls as f64);
+        }
+        println!("floor: one TSC read (rdtsc) {:.1} ns", median(tsc));
+    }
+}
