@@ -6,156 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::Shell;
 use scru128::{MAX_TIMESTAMP, TIMESTAMP_BIAS};
 
+use crate::docs;
 use crate::time::{TimeSpan, iso_z, now_ms, parse_time};
-
-/// Examples shown by `scru128 --help`.
-const MAIN_EXAMPLES: &str = "\
-Examples:
-  scru128                          one new ID
-  scru128 -n 5 --format uuid       five IDs in UUID form
-  scru128 inspect 037MAEGI8KVFL3FTP70ISOLQHV
-  scru128 convert --format uuid 037MAEGI8KVFL3FTP70ISOLQHV
-  scru128 bounds 2024-05-01                the whole UTC day
-  scru128 -n 1000000 | scru128 check
-  scru128 help check                       the help of a command
-
-Exit status: 0 success, 1 bad data (or a write error), 2 bad usage.";
-
-/// The forms of TIME, for the help of `generate` and `bounds`.
-macro_rules! time_forms {
-    () => {
-        "
-TIME: `now`; a date alone, 2024-05-01 (UTC); RFC 3339, 2024-05-01T12:00:00Z or
-2024-05-01T14:00:00.250+02:00 (`t` or a space for `T`, `z` for `Z`, the offset
-required, digits past milliseconds cut); Unix time in seconds, 1714521600s, or
-in milliseconds, 1714521600000ms or the digits alone."
-    };
-}
-
-/// Examples shown by `scru128 generate --help`.
-const GENERATE_EXAMPLES: &str = concat!(
-    "\
-Examples:
-  scru128 generate                         one ID, e.g. 037MAEGI8KVFL3FTP70ISOLQHV
-  scru128 -n 3 --format hex                three IDs as 32 hex digits
-  scru128 -n 2 --format int                as decimal integers
-  scru128 -n 5 --at 2024-05-01T12:00:00Z   backfill: IDs of that millisecond
-  scru128 -n 5 --at 1714564800s            the same time in Unix seconds
-  scru128 -n 5 --at 2024-05-01             the start of that UTC day
-
-With --at, a date alone is its first millisecond; IDs can be generated from
-2020-01-01T00:00:00.001Z to 2577-06-22T06:20:44.414Z.
-",
-    time_forms!(),
-    "
-
-Exit status: 0 success, 1 a write error (e.g. a full disk), 2 bad usage. A reader
-that goes away early (`scru128 -n 100000000 | head -1`) ends the run quietly, 0."
-);
-
-/// How `inspect` and `convert` read their input, for their help.
-macro_rules! input_rules {
-    () => {
-        "
-Input: one ID per argument, or per line of standard input when no ID is given:
-canonical text in either case, 32 hex digits, the UUID form 8-4-4-4-12, or the
-decimal integer of `--format int`, told apart by length (26 or 32 decimal
-digits are read as canonical or hex: use --from int for IDs of the first hours
-of 2020 written in decimal). A trailing \"\\r\" is dropped from each line; empty
-lines of standard input are skipped; nothing else is trimmed. Lines longer than
-4096 characters are reported as too long. Each bad input is reported on
-standard error with its line (or argument) number and the reason; the others are
-still processed, and the exit status is then 1 (2 for bad usage)."
-    };
-}
-
-/// Examples shown by `scru128 inspect --help`.
-const INSPECT_EXAMPLES: &str = concat!(
-    "\
-Examples:
-  scru128 inspect 037MAEGI8KVFL3FTP70ISOLQHV
-  scru128 inspect --pretty 0184f1d7-06ea-d8e6-7f0f-22cd8d2f0b2d
-  scru128 -n 3 | scru128 inspect
-  scru128 -n 1 --format int | scru128 inspect
-",
-    input_rules!()
-);
-
-/// Examples shown by `scru128 bounds --help`.
-const BOUNDS_EXAMPLES: &str = concat!(
-    "\
-Examples:
-  scru128 bounds 2024-05-01                          that whole UTC day
-  scru128 bounds 2024-05-01 2024-05-31               the whole of May
-  scru128 bounds 2024-05-01T00:00:00+02:00 2024-05-01T23:59:59.999+02:00
-  scru128 bounds 1714521600s now --format uuid
-
-Every ID generated from FROM to TO (both included, millisecond precision) is
-between the two lines: `WHERE id BETWEEN first AND second`. A date alone covers
-its whole UTC day; other times are one millisecond (sub-millisecond digits are
-cut). Exit status 2 when FROM is after TO or a time is not valid or outside
-2020-01-01 to 2577-06-22.
-",
-    time_forms!()
-);
-
-/// Examples shown by `scru128 convert --help`.
-const CONVERT_EXAMPLES: &str = concat!(
-    "\
-Examples:
-  scru128 convert --format uuid 037MAEGI8KVFL3FTP70ISOLQHV
-  scru128 convert --format int 0184f1d7-06ea-d8e6-7f0f-22cd8d2f0b2d
-  scru128 -n 3 --format int | scru128 convert
-  scru128 convert --format hex < ids.txt > ids-hex.txt
-",
-    input_rules!()
-);
-
-/// Examples shown by `scru128 check --help`.
-const CHECK_EXAMPLES: &str = "\
-Examples:
-  scru128 -n 1000000 | scru128 check
-  scru128 check --no-clock ids-2024-04.txt ids-2024-05.txt
-  my-generator | scru128 check --max-skew 60000
-
-Input: the lines of the FILEs in order as one stream (`-` is standard input),
-or standard input when no FILE is given. An input without any ID fails.
-
-Checks (SPEC section 3), each counted in the summary table on standard output:
-  parse            every line is an ID (canonical either case, hex, UUID or
-                   decimal form, as for inspect); empty lines count as bad
-  order            each ID is greater than the one before, as an integer and as
-                   text (the lines compared byte by byte as given)
-  counter +1       at an unchanged timestamp the counter rises by exactly one
-  not reserved     no timestamp is 0 or 2^44-1
-  near clock       timestamp within --max-skew ms of the clock when the line is
-                   read (skip with --no-clock for saved streams)
-  renewal          per_sec_random changes only at a new timestamp and only
-                   1000 ms or more after the change before; it is reported as
-                   not renewed only when it stays unchanged past two due points
-                   (one equal fresh draw has probability 2^-24)
-  bit balance      ones and zeros of each bit of per_gen_random (every ID), of
-                   the counter at each new timestamp and of per_sec_random at
-                   each change, judged from 100 samples on with a Hoeffding
-                   bound that a correct generator exceeds in fewer than one run
-                   in a million (all 84 bits together)
-Violations are quoted on standard error with their line numbers (the first
---show of them); the exit status is 1 if there is any, 2 for bad usage (a FILE
-that cannot be opened included).";
-
-/// Shown by `scru128 completions --help`.
-const COMPLETIONS_EXAMPLES: &str = "\
-Examples:
-  scru128 completions bash > ~/.local/share/bash-completion/completions/scru128
-  scru128 completions zsh > ~/.zfunc/_scru128      (with fpath+=~/.zfunc)
-  scru128 completions fish > ~/.config/fish/completions/scru128.fish";
-
-/// Shown by `scru128 man --help`.
-const MAN_EXAMPLES: &str = "\
-Examples:
-  scru128 man > scru128.1 && man ./scru128.1
-  scru128 man check > scru128-check.1
-  scru128 man | sudo tee /usr/local/share/man/man1/scru128.1 > /dev/null";
 
 /// Generate, inspect, convert, bound and check SCRU128 IDs (spec v1.0.2: 44-bit
 /// timestamp, 26 base-32 digits).
@@ -164,7 +16,7 @@ Examples:
     name = "scru128",
     version,
     about = "Generate, inspect, convert, bound and check SCRU128 IDs (SCRU128 spec v1.0.2)",
-    after_help = MAIN_EXAMPLES,
+    after_help = docs::MAIN.help(),
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
@@ -180,25 +32,25 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Generate new IDs, one per line (the default command)
-    #[command(after_help = GENERATE_EXAMPLES)]
+    #[command(after_help = docs::GENERATE.help())]
     Generate(GenerateArgs),
     /// Show the fields of IDs as JSON, one object per line
-    #[command(after_help = INSPECT_EXAMPLES)]
+    #[command(after_help = docs::INSPECT.help())]
     Inspect(InspectArgs),
     /// Write IDs given in any form in the form of --format, one per line
-    #[command(after_help = CONVERT_EXAMPLES)]
+    #[command(after_help = docs::CONVERT.help())]
     Convert(ConvertArgs),
     /// Print the smallest ID at FROM and the largest ID at TO, for range queries
-    #[command(after_help = BOUNDS_EXAMPLES)]
+    #[command(after_help = docs::BOUNDS.help())]
     Bounds(BoundsArgs),
     /// Test a stream of IDs (in generation order) against the generator rules
-    #[command(after_help = CHECK_EXAMPLES)]
+    #[command(after_help = docs::CHECK.help())]
     Check(CheckArgs),
     /// Print a shell completion script
-    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    #[command(after_help = docs::COMPLETIONS.help())]
     Completions(CompletionsArgs),
     /// Print the man page of the tool or of one command (roff)
-    #[command(after_help = MAN_EXAMPLES)]
+    #[command(after_help = docs::MAN.help())]
     Man(ManArgs),
 }
 
@@ -261,7 +113,8 @@ pub struct GenerateArgs {
 #[derive(Args, Debug)]
 pub struct IdInput {
     /// IDs: canonical text in either case, 32 hex digits, the UUID form, or a decimal
-    /// integer; none: read one per line from standard input
+    /// integer; `-` reads standard input there, one ID per line; none: read standard
+    /// input
     #[arg(value_name = "ID")]
     pub ids: Vec<OsString>,
     /// Read only this form (any case) instead of telling the forms apart by length
@@ -385,12 +238,24 @@ fn parse_generate_time(text: &str) -> Result<u64, String> {
     }
 }
 
-/// Parses a time of `bounds` and checks that SCRU128 can represent it.
+/// Parses a time of `bounds` and checks that SCRU128 can represent it: a millisecond
+/// inside the range, or a date whose day starts inside it (the last day, 2577-06-22,
+/// ends with the range).
 fn parse_bound_time(text: &str) -> Result<BoundTime, String> {
     let (lo, hi) = (TIMESTAMP_BIAS, TIMESTAMP_BIAS + MAX_TIMESTAMP);
     let span = parse_time(text, now_ms)?;
     match (u64::try_from(span.first), u64::try_from(span.last)) {
-        (Ok(first), Ok(last)) if first >= lo && last <= hi => Ok(BoundTime { first, last }),
+        (Ok(first), Ok(last)) if (lo..=hi).contains(&first) => Ok(BoundTime {
+            first,
+            last: last.min(hi),
+        }),
+        _ if span.first != span.last => Err(out_of_range(
+            text,
+            span,
+            "the day starts outside the SCRU128 time range",
+            lo,
+            hi,
+        )),
         _ => Err(out_of_range(
             text,
             span,

@@ -4,7 +4,9 @@
 //! The checks and how each is judged:
 //!
 //! - **parse**: every line is an ID in one of the forms `inspect` accepts. Unlike in
-//!   `inspect`, an empty line is bad: a generator writes no empty lines.
+//!   `inspect`, an empty line is bad: a generator writes no empty lines. As there, the
+//!   first line of 26 or 32 digits alone that reads as another ID in decimal gets a
+//!   warning (no violation).
 //! - **order as integer / as text**: each ID is greater than the one before; as text,
 //!   the lines are compared byte by byte as given (a generator writes one form).
 //! - **counter +1**: at an unchanged timestamp the counter is the previous one plus 1
@@ -44,7 +46,7 @@ use std::time::SystemTime;
 use scru128::{MAX_COUNTER, MAX_TIMESTAMP, Scru128Id};
 
 use crate::args::{CheckArgs, InputForm};
-use crate::forms::{InputError, MAX_FORM_LEN, parse_id};
+use crate::forms::{InputError, MAX_FORM_LEN, ambiguous_digits, parse_id};
 use crate::input::IN_BUFFER;
 use crate::lines::{LineReader, quote};
 use crate::output::{self, Failure, Status, report, write_failed};
@@ -160,7 +162,9 @@ fn open_inputs(files: &[OsString]) -> Result<Vec<Input>, Failure> {
             // terminal.
             let name: String = file.to_string_lossy().escape_debug().collect();
             if file == "-" {
-                return Ok((name, Box::new(io::stdin().lock()) as Box<dyn Read>));
+                // Not locked here: the handle locks for each read, so `-` may be
+                // given more than once (the inputs are all open at the same time).
+                return Ok((name, Box::new(io::stdin()) as Box<dyn Read>));
             }
             let opened = File::open(file).and_then(|f| {
                 if f.metadata()?.is_dir() {
@@ -260,6 +264,8 @@ pub struct Checker {
     max_skew: Option<u64>,
     show: u64,
     form: InputForm,
+    /// Whether the warning about digits alone was given (it is given once).
+    warned: bool,
     /// Names of the inputs when there are several (messages then name them).
     sources: Vec<String>,
     /// The input being read: an index into `sources`.
@@ -285,6 +291,7 @@ impl Checker {
             max_skew,
             show,
             form,
+            warned: false,
             sources: Vec::new(),
             source: 0,
             checked: [0; ROWS],
@@ -355,6 +362,16 @@ impl Checker {
             Ok(id) => id,
             Err(err) => return self.bad_line(number, text, false, &err),
         };
+        if !self.warned {
+            if let Some(warning) = ambiguous_digits(text, self.form, &id) {
+                self.warned = true;
+                report(format_args!(
+                    "scru128 check: {}: {}: {warning}",
+                    self.place(self.here(number)),
+                    quote(text, false)
+                ));
+            }
+        }
         self.checked[PARSE] += 1;
         self.ids += 1;
         let ts = id.timestamp();

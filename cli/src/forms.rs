@@ -188,6 +188,45 @@ pub fn parse_id(bytes: &[u8], form: InputForm) -> Result<Scru128Id, InputError> 
     }
 }
 
+/// A warning for `bytes`, read in `form` as `id`, when it is digits alone that the
+/// length took for the canonical or the hex form although, as a decimal integer,
+/// they are another ID: 26 or 32 digits in auto mode (digits that read the same
+/// either way, such as all zeros, get none).
+pub fn ambiguous_digits(bytes: &[u8], form: InputForm, id: &Scru128Id) -> Option<Ambiguous> {
+    if form != InputForm::Auto || !matches!(bytes.len(), 26 | 32) || !is_decimal(bytes) {
+        return None;
+    }
+    // At most 32 digits: below 10^32, so within a u128.
+    let as_integer = decimal(bytes)?;
+    (as_integer != id.to_u128()).then_some(Ambiguous {
+        hex: bytes.len() == 32,
+    })
+}
+
+/// Digits alone read in the canonical or the hex form that are also a decimal
+/// integer of another ID (see [`ambiguous_digits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ambiguous {
+    /// Read as hex (32 digits), not canonical (26).
+    hex: bool,
+}
+
+impl fmt::Display for Ambiguous {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (form, digits) = if self.hex {
+            ("hex", 32)
+        } else {
+            ("canonical", 26)
+        };
+        write!(
+            f,
+            "warning: read as {form}, though {digits} digits alone are also a decimal \
+             integer (of another ID); give --from {form} or --from int to choose (later \
+             such inputs are not reported)"
+        )
+    }
+}
+
 /// Parses the decimal form.
 fn parse_decimal(bytes: &[u8]) -> Result<Scru128Id, InputError> {
     // Every byte before the first non-digit is a digit: its index is its position.
@@ -390,6 +429,44 @@ mod tests {
             "invalid decimal digit '-' at position 0: expected 0-9"
         );
         assert_eq!(int(b""), "empty input: expected decimal digits");
+    }
+
+    #[test]
+    fn digits_alone_of_26_or_32_are_ambiguous_when_they_read_differently() {
+        let check = |text: &str, form| {
+            let id = parse_id(text.as_bytes(), form).unwrap();
+            ambiguous_digits(text.as_bytes(), form, &id)
+        };
+        let d26 = "12345678901234567890123456";
+        let d32 = "12345678901234567890123456789012";
+        assert_eq!(check(d26, InputForm::Auto), Some(Ambiguous { hex: false }));
+        assert_eq!(check(d32, InputForm::Auto), Some(Ambiguous { hex: true }));
+        // Named forms are not ambiguous, nor other lengths, nor letters.
+        assert_eq!(check(d26, InputForm::Canonical), None);
+        assert_eq!(check(d26, InputForm::Int), None);
+        assert_eq!(check(d32, InputForm::Hex), None);
+        assert_eq!(check(&d26[1..], InputForm::Auto), None);
+        assert_eq!(check("1234567890123456789012345A", InputForm::Auto), None);
+        assert_eq!(
+            check("00cc22a98f49faa67978d9d2e2bf2a84", InputForm::Auto),
+            None
+        );
+        // Digits that give the same ID either way.
+        assert_eq!(check(&"0".repeat(26), InputForm::Auto), None);
+        assert_eq!(check("00000000000000000000000009", InputForm::Auto), None);
+        assert_eq!(
+            check(&format!("{}9", "0".repeat(31)), InputForm::Auto),
+            None
+        );
+        assert_eq!(
+            check("00000000000000000000000010", InputForm::Auto),
+            Some(Ambiguous { hex: false })
+        );
+        assert!(
+            Ambiguous { hex: false }
+                .to_string()
+                .contains("give --from canonical or --from int")
+        );
     }
 
     #[test]

@@ -1,14 +1,17 @@
-//! The input of `inspect` and `convert`: IDs from the arguments or, when none is given,
-//! one per line of standard input. Each bad input is reported on standard error with
-//! its argument or line number and the reason; the others are still processed, and
-//! the status is then [`Status::BadData`].
+//! The input of `inspect` and `convert`: IDs from the arguments, where an argument `-`
+//! reads one per line of standard input (as `check` reads a FILE `-`), or, when no
+//! argument is given, standard input. Each bad input is reported on standard error
+//! with its argument or line number and the reason; the others are still processed,
+//! and the status is then [`Status::BadData`]. The first input of digits alone that
+//! the length reads as canonical or hex, though it is also a decimal integer of
+//! another ID, gets a warning ([`ambiguous_digits`]).
 
 use std::io::{self, Read, Write};
 
 use scru128::Scru128Id;
 
 use crate::args::IdInput;
-use crate::forms::{InputError, parse_id};
+use crate::forms::{InputError, ambiguous_digits, parse_id};
 use crate::lines::{LineReader, quote};
 use crate::output::{self, Failure, Out, Status, report, write_failed};
 
@@ -31,6 +34,7 @@ pub fn each_id(
         command,
         input,
         bad: 0,
+        warned: false,
     };
     let result = if input.ids.is_empty() {
         let stdin = LineReader::with_capacity(IN_BUFFER, io::stdin().lock());
@@ -52,23 +56,57 @@ struct Reader<'a> {
     command: &'a str,
     input: &'a IdInput,
     bad: u64,
+    /// Whether the warning about digits alone was given (it is given once).
+    warned: bool,
 }
 
 impl Reader<'_> {
-    /// The IDs given as arguments.
+    /// The IDs given as arguments; `-` reads standard input there.
     fn args<W: Write>(
         &mut self,
         out: &mut W,
         write: &mut impl FnMut(&[u8], &Scru128Id, &mut W) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
         for (i, arg) in self.input.ids.iter().enumerate() {
-            let text = arg.as_encoded_bytes();
-            match parse_id(text, self.input.from) {
-                Ok(id) => write(text, &id, out)?,
-                Err(err) => self.bad("argument", i as u64 + 1, text, false, &err),
+            if arg == "-" {
+                let stdin = LineReader::with_capacity(IN_BUFFER, io::stdin().lock());
+                self.lines(stdin, out, write)?;
+            } else {
+                self.one("argument", i as u64 + 1, arg.as_encoded_bytes(), out, write)?;
             }
         }
         Ok(())
+    }
+
+    /// One input, `what` `number` in reports.
+    fn one<W: Write>(
+        &mut self,
+        what: &str,
+        number: u64,
+        text: &[u8],
+        out: &mut W,
+        write: &mut impl FnMut(&[u8], &Scru128Id, &mut W) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        match parse_id(text, self.input.from) {
+            Ok(id) => {
+                let warning = (!self.warned)
+                    .then(|| ambiguous_digits(text, self.input.from, &id))
+                    .flatten();
+                if let Some(warning) = warning {
+                    self.warned = true;
+                    report(format_args!(
+                        "scru128 {}: {what} {number}: {}: {warning}",
+                        self.command,
+                        quote(text, false)
+                    ));
+                }
+                write(text, &id, out)
+            }
+            Err(err) => {
+                self.bad(what, number, text, false, &err);
+                Ok(())
+            }
+        }
     }
 
     /// One ID per line of `lines`, skipping empty lines.
@@ -93,10 +131,7 @@ impl Reader<'_> {
             if line.text.is_empty() {
                 continue;
             }
-            match parse_id(line.text, self.input.from) {
-                Ok(id) => write(line.text, &id, out)?,
-                Err(err) => self.bad("line", line.number, line.text, false, &err),
-            }
+            self.one("line", line.number, line.text, out, write)?;
         }
     }
 

@@ -1,8 +1,11 @@
 //! `scru128`: generate, inspect, convert, bound and check SCRU128 IDs from the command
 //! line.
 //!
-//! Exit status: 0 success, 1 bad data (bad input lines, failed checks, a write error
-//! such as a full disk, or a read error), 2 bad usage (clap's errors included).
+//! Exit status: 0 success, 1 bad data (bad input lines, failed checks, IDs that cannot
+//! be made because the clock is outside the SCRU128 range or the timestamps after
+//! `--at` are used up, a write error such as a full disk, or a read error), 2 bad
+//! usage (clap's errors included). Each command's help and man page list its own
+//! ([`docs`]; `tests/robustness.rs` runs every status each page lists).
 //! `--help` and `--version` exit 0. When the reader of standard output goes away
 //! (`scru128 -n 100000000 | head -1`), the command ends at once and quietly, with the
 //! status it had reached (0 unless bad data was already seen). Usage errors are one
@@ -15,6 +18,7 @@ mod args;
 mod bounds;
 mod check;
 mod convert;
+mod docs;
 mod forms;
 mod generate;
 mod input;
@@ -25,7 +29,6 @@ mod output;
 mod time;
 mod usage;
 
-use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -38,7 +41,7 @@ use crate::output::{Failure, Status, report};
 const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let command_line: Vec<OsString> = std::env::args_os().collect();
+    let command_line = usage::help_of_help(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(&command_line) {
         Ok(cli) => cli,
         Err(err) => {

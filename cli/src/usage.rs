@@ -39,6 +39,15 @@ pub fn clap_error_line(err: &clap::Error, command_line: &[OsString]) -> String {
 /// name first), or `scru128` when none is: the first argument that is not an option
 /// or the value of one, if it names a command.
 pub fn command_path(command_line: &[OsString]) -> String {
+    match command_index(command_line) {
+        Some(i) => format!("scru128 {}", command_line[i].to_string_lossy()),
+        None => "scru128".into(),
+    }
+}
+
+/// Where on `command_line` (the program name first) the command is named: the first
+/// argument that is not an option or the value of one, if it names a command.
+fn command_index(command_line: &[OsString]) -> Option<usize> {
     let cmd = Cli::command();
     let takes_value = |arg: &clap::Arg| arg.get_action().takes_values();
     let long_with_value = |name: &str| {
@@ -49,11 +58,11 @@ pub fn command_path(command_line: &[OsString]) -> String {
         cmd.get_arguments()
             .any(|a| takes_value(a) && a.get_short() == Some(c))
     };
-    let mut args = command_line.iter().skip(1);
-    while let Some(arg) = args.next() {
-        let Some(arg) = arg.to_str() else { break };
+    let mut args = command_line.iter().enumerate().skip(1);
+    while let Some((i, arg)) = args.next() {
+        let arg = arg.to_str()?;
         if arg == "--" {
-            break;
+            return None;
         }
         if let Some(long) = arg.strip_prefix("--") {
             if !long.contains('=') && long_with_value(long) {
@@ -70,13 +79,33 @@ pub fn command_path(command_line: &[OsString]) -> String {
             continue;
         }
         let named = cmd.get_subcommands().any(|s| s.get_name() == arg) || arg == "help";
-        return if named {
-            format!("scru128 {arg}")
-        } else {
-            "scru128".into()
-        };
+        return named.then_some(i);
     }
-    "scru128".into()
+    None
+}
+
+/// `command_line` with `-h` and `--help` after the command `help` taken as asking for
+/// that help: `scru128 help --help` is `scru128 help help`, and `scru128 help
+/// COMMAND --help` is `scru128 help COMMAND` (clap's `help` command takes no
+/// options and would refuse them as unknown commands).
+pub fn help_of_help(command_line: Vec<OsString>) -> Vec<OsString> {
+    let Some(at) = command_index(&command_line).filter(|&i| command_line[i] == "help") else {
+        return command_line;
+    };
+    let (head, tail) = command_line.split_at(at + 1);
+    // The names of commands end at `--`.
+    let names = tail.iter().position(|a| a == "--").unwrap_or(tail.len());
+    let is_help = |a: &&OsString| *a == "-h" || *a == "--help";
+    if !tail[..names].iter().any(|a| is_help(&a)) {
+        return command_line;
+    }
+    let mut rewritten = head.to_vec();
+    rewritten.extend(tail[..names].iter().filter(|a| !is_help(a)).cloned());
+    rewritten.extend_from_slice(&tail[names..]);
+    if rewritten.len() == head.len() {
+        rewritten.push("help".into());
+    }
+    rewritten
 }
 
 #[cfg(test)]
@@ -109,6 +138,27 @@ mod tests {
         assert_eq!(path(&["help", "inspect"]), "scru128 help");
         assert_eq!(path(&["nonsense", "inspect"]), "scru128");
         assert_eq!(path(&["--", "inspect"]), "scru128");
+    }
+
+    #[test]
+    fn help_flags_after_help_ask_for_that_help() {
+        let rewrite = |words: &[&str]| -> Vec<String> {
+            help_of_help(command_line(words))
+                .iter()
+                .skip(1)
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(rewrite(&["help", "--help"]), ["help", "help"]);
+        assert_eq!(rewrite(&["help", "-h"]), ["help", "help"]);
+        assert_eq!(rewrite(&["help", "inspect", "--help"]), ["help", "inspect"]);
+        assert_eq!(rewrite(&["help", "-h", "check"]), ["help", "check"]);
+        // Nothing else changes.
+        assert_eq!(rewrite(&["help", "check"]), ["help", "check"]);
+        assert_eq!(rewrite(&["inspect", "--help"]), ["inspect", "--help"]);
+        assert_eq!(rewrite(&["check", "help", "-h"]), ["check", "help", "-h"]);
+        assert_eq!(rewrite(&["--", "help", "-h"]), ["--", "help", "-h"]);
+        assert_eq!(rewrite(&["help", "--", "-h"]), ["help", "--", "-h"]);
     }
 
     fn line_of(words: &[&str]) -> String {

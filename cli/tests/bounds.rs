@@ -103,7 +103,7 @@ fn bad_times_are_usage_errors() {
         &["bounds", "-1"],
         &["bounds", "2016-12-31T23:59:60Z"],
         &["bounds", "2024-05-32"],
-        &["bounds", "2577-06-22"],
+        &["bounds", "2577-06-23"],
         &["bounds", "2024-05-01T00:00:00Z", "tomorrow"],
         &["bounds", "1", "2", "3"],
         &["bounds", "2024-05-01T00:00:00Z", "--format", "base32"],

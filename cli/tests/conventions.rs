@@ -33,6 +33,116 @@ fn help_command_shows_the_help_of_each_command() {
 }
 
 #[test]
+fn help_takes_help_like_every_command() {
+    // `scru128 help --help` is the help of `help`, as `scru128 help help`.
+    let of_help = stdout_of(&["help", "help"]);
+    assert!(
+        of_help.contains("Usage: scru128 help [COMMAND]"),
+        "{of_help}"
+    );
+    for flag in ["--help", "-h"] {
+        scru128(&["help", flag])
+            .assert()
+            .success()
+            .stdout(of_help.clone())
+            .stderr("");
+        // After a command's name, the help of that command.
+        for command in COMMANDS {
+            assert_eq!(
+                stdout_of(&["help", command, flag]),
+                stdout_of(&[command, "--help"]),
+                "help {command} {flag}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_mistyped_command_or_option_gets_a_suggestion() {
+    // Suggested, not run: no prefix of a command is taken for the command.
+    for (args, expected) in [
+        (
+            &["gen"][..],
+            "scru128: error: unrecognized subcommand 'gen' (tip: a similar subcommand \
+             exists: 'generate')",
+        ),
+        (
+            &["inspekt"],
+            "scru128: error: unrecognized subcommand 'inspekt' (tip: a similar subcommand \
+             exists: 'inspect')",
+        ),
+        (
+            &["inspect", "--prety"],
+            "scru128 inspect: error: unexpected argument '--prety' found (tip: a similar \
+             argument exists: '--pretty')",
+        ),
+        (
+            &["--format", "uid"],
+            "scru128: error: invalid value 'uid' for '--format <FORMAT>' [possible values: \
+             canonical, lower, hex, uuid, int] (tip: a similar value exists: 'uuid')",
+        ),
+    ] {
+        let (code, err) = usage_error(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(err, format!("{expected}\n"), "{args:?}");
+    }
+}
+
+#[test]
+fn a_dash_is_standard_input_for_every_command() {
+    let id = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
+    let line = format!("{id}\n");
+    // Where it stands among the IDs.
+    let first = stdout_of(&["inspect", id]);
+    let second = stdout_of(&["inspect", "00PGHAJ3Q9VAJ7IU6PQBHBUAK5"]);
+    scru128(&["inspect", id, "-"])
+        .write_stdin("00PGHAJ3Q9VAJ7IU6PQBHBUAK5\n")
+        .assert()
+        .success()
+        .stdout(format!("{first}{second}"))
+        .stderr("");
+    scru128(&["convert", "--format", "int", "1", "-", "3"])
+        .write_stdin("2\n\n")
+        .assert()
+        .success()
+        .stdout("1\n2\n3\n")
+        .stderr("");
+    // Bad lines of standard input are reported by line, arguments by position.
+    scru128(&["convert", "-", "nope"])
+        .write_stdin(format!("{id}\nbad\n"))
+        .assert()
+        .code(1)
+        .stdout(line.clone())
+        .stderr(
+            contains("scru128 convert: line 2: \"bad\": invalid length").and(contains(
+                "scru128 convert: argument 2: \"nope\": invalid length",
+            )),
+        );
+    scru128(&["check", "--no-clock", "-"])
+        .write_stdin(line.clone())
+        .assert()
+        .success();
+    // Given twice, the second finds standard input at its end (and nothing hangs).
+    for command in ["inspect", "convert"] {
+        let out = common::std_scru128(&[command, "-", "-"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            (out.status.code(), out.stdout.len()),
+            (Some(0), 0),
+            "{command}"
+        );
+    }
+    scru128(&["check", "--no-clock", "-", "-"])
+        .timeout(std::time::Duration::from_secs(20))
+        .write_stdin(line)
+        .assert()
+        .success()
+        .stdout(contains("result: pass (1 ID, 0 violations)"));
+}
+
+#[test]
 fn values_are_taken_in_any_case() {
     let hex = stdout_of(&["bounds", "2024-05-01", "--format", "hex"]);
     for spelling in ["HEX", "Hex", "hEx"] {

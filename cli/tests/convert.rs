@@ -201,6 +201,71 @@ fn from_reads_one_form_only() {
 }
 
 #[test]
+fn digits_alone_of_canonical_or_hex_length_are_read_so_with_a_warning() {
+    let d26 = "12345678901234567890123456";
+    let d32 = "12345678901234567890123456789012";
+    let warning = |place: &str, text: &str, form: &str, digits: u32| {
+        format!(
+            "scru128 convert: {place}: \"{text}\": warning: read as {form}, though {digits} \
+             digits alone are also a decimal integer (of another ID); give --from {form} or \
+             --from int to choose (later such inputs are not reported)\n"
+        )
+    };
+    let canonical: Scru128Id = d26.parse().unwrap();
+    let as_int = Scru128Id::from_u128(d26.parse().unwrap());
+    assert_ne!(canonical, as_int);
+    // Read as canonical, as the length says, but not silently; the status stays 0.
+    scru128(&["convert", d26])
+        .assert()
+        .success()
+        .stdout(format!("{canonical}\n"))
+        .stderr(warning("argument 1", d26, "canonical", 26));
+    // Once per run: the first such input only, whichever form.
+    scru128(&["convert", "--format", "int"])
+        .write_stdin(format!("00PGHAJ3Q9VAJ7IU6PQBHBUAK4\n{d32}\n{d26}\n{d26}\n"))
+        .assert()
+        .success()
+        .stdout(format!(
+            "{X}\n{}\n{}\n{}\n",
+            u128::from_str_radix(d32, 16).unwrap(),
+            canonical.to_u128(),
+            canonical.to_u128()
+        ))
+        .stderr(warning("line 2", d32, "hex", 32));
+    // A named form is no warning, and --from int reads the integer.
+    scru128(&["convert", "--from", "canonical", d26])
+        .assert()
+        .success()
+        .stdout(format!("{canonical}\n"))
+        .stderr("");
+    scru128(&["convert", "--from", "int", d26])
+        .assert()
+        .success()
+        .stdout(format!("{as_int}\n"))
+        .stderr("");
+    // Digits that read the same either way (zeros and one digit) need no warning.
+    scru128(&[
+        "convert",
+        "00000000000000000000000000",
+        "00000000000000000000000007",
+    ])
+    .assert()
+    .success()
+    .stderr("");
+    // inspect and check say the same.
+    scru128(&["inspect", d26])
+        .assert()
+        .success()
+        .stdout(contains(format!("\"canonical\":\"{canonical}\"")))
+        .stderr(warning("argument 1", d26, "canonical", 26).replace("convert", "inspect"));
+    scru128(&["check", "--no-clock"])
+        .write_stdin(format!("{d26}\n"))
+        .assert()
+        .success()
+        .stderr(warning("line 1", d26, "canonical", 26).replace("convert", "check"));
+}
+
+#[test]
 fn output_is_streamed_line_by_line() {
     // Each converted line comes out before the next input line is written.
     let mut child = std_scru128(&["convert", "--format", "uuid"])

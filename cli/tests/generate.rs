@@ -180,3 +180,36 @@ fn bad_arguments_are_usage_errors() {
         .code(2)
         .stderr(contains("whole number"));
 }
+
+/// Exit status 1, as `generate --help` says, when the clock is outside the SCRU128
+/// time range: the clock set to 2019 with libfaketime (`SCRU128_FAKETIME`, as
+/// `scripts/test` sets it).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_clock_outside_the_range_is_one_line_and_status_one() {
+    let Some(lib) = std::env::var_os("SCRU128_FAKETIME") else {
+        common::skip(
+            "a_clock_outside_the_range_is_one_line_and_status_one",
+            "set SCRU128_FAKETIME to the path of libfaketime.so.1 (Debian: libfaketime), \
+             or run scripts/test",
+        );
+        return;
+    };
+    for args in [&["-n", "3"][..], &["-n", "100000", "--format", "uuid"]] {
+        let out = common::std_scru128(args)
+            .env("LD_PRELOAD", &lib)
+            .env("FAKETIME", "@2019-06-01 00:00:00")
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.starts_with("scru128 generate: error: cannot generate: clock reads unix time ")
+                && err.contains("outside the range SCRU128 can generate"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -13,12 +13,28 @@ const PYTHON: &str = include_str!("fixtures/inspect-python-1.0.1.txt");
 const INPUT_FAR: &str = include_str!("fixtures/inspect-input-after-2242.txt");
 const PYTHON_FAR: &str = include_str!("fixtures/inspect-after-2242-python-1.0.1.txt");
 
-/// Standard output of `inspect` with `args` on `stdin`, which must succeed.
+/// Standard output of `inspect` with `args` on `stdin`, which must succeed with
+/// nothing on standard error but, for the fixtures, the one warning about digits
+/// alone (their edge values in canonical or hex form are digits only).
 fn inspect(args: &[&str], stdin: &str) -> String {
     let mut cmd = scru128(&[&["inspect"], args].concat());
-    let out = cmd.write_stdin(stdin).assert().success().stderr("");
+    let out = cmd.write_stdin(stdin).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.is_empty()
+            || err.lines().count() == 1
+                && err.contains(": warning: read as ")
+                && err.contains(" digits alone are also a decimal integer"),
+        "{err}"
+    );
     String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
+
+/// The warning for the first of the fixtures' canonical IDs of digits alone (such
+/// as `00000000000000200000000000`), which are also decimal integers.
+const DIGITS_WARNING: &str = "\"00000000000000200000000000\": warning: read as canonical, though \
+     26 digits alone are also a decimal integer (of another ID); give --from canonical \
+     or --from int to choose (later such inputs are not reported)\n";
 
 /// The pretty output squeezed to one line per object: whitespace outside strings
 /// removed (the values hold none).
@@ -62,6 +78,12 @@ fn default_is_the_same_object_on_one_line() {
 fn arguments_give_the_same_as_lines() {
     let ids: Vec<&str> = INPUT.lines().filter(|l| !l.is_empty()).collect();
     let mut cmd = scru128(&[&["inspect", "--pretty"], &ids[..]].concat());
+    cmd.assert()
+        .success()
+        .stdout(PYTHON)
+        .stderr(format!("scru128 inspect: argument 6: {DIGITS_WARNING}"));
+    // Read as the fixture says, they give no warning.
+    let mut cmd = scru128(&[&["inspect", "--pretty", "--from", "canonical"], &ids[..]].concat());
     cmd.assert().success().stdout(PYTHON).stderr("");
 }
 

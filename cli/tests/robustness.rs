@@ -55,7 +55,7 @@ fn help_and_version_exit_zero() {
                 .and(contains("bounds"))
                 .and(contains("check")),
         )
-        .stdout(contains("Exit status: 0 success, 1 bad data"));
+        .stdout(contains("\nExit status:\n  0  success").and(contains("\n  1  bad data: ")));
     scru128(&["--version"])
         .assert()
         .success()
@@ -261,4 +261,142 @@ fn unreadable_stdin_is_status_one() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);
+}
+
+/// The exit statuses that `args --help` documents, in order.
+fn documented_statuses(args: &[&str]) -> Vec<i32> {
+    let help = common::stdout_of(args);
+    let section = help
+        .split("\nExit status:\n")
+        .nth(1)
+        .expect("an Exit status section");
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split_once("  "))
+        .filter_map(|(code, _)| code.parse().ok())
+        .collect()
+}
+
+/// How a case runs: standard input, and whether standard output is a full disk.
+enum Run {
+    Stdin(&'static str),
+    FullDisk,
+}
+
+/// One run of the binary per documented exit status of each page: the help of each
+/// command lists exactly the statuses that the command ends with, and the code gives
+/// each of them. (Exit status 1 of generate for a clock outside the range is in
+/// tests/generate.rs, and for the timestamps after --at used up in
+/// tests/hostile_input.rs.)
+#[cfg(target_os = "linux")]
+#[test]
+fn every_documented_exit_status_is_the_one_the_code_gives() {
+    use Run::{FullDisk, Stdin};
+    const ID: &str = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
+    let fresh = common::stdout_of(&["-n", "3"]);
+    let fresh: &'static str = Box::leak(fresh.into_boxed_str());
+    type Case = (&'static [&'static str], Run, i32);
+    let pages: Vec<(&str, Vec<Case>)> = vec![
+        (
+            "",
+            vec![
+                (&["-n", "1"], Stdin(""), 0),
+                (&["inspect", "nope"], Stdin(""), 1),
+                (&["-n", "1"], FullDisk, 1),
+                (&["--bogus"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "generate",
+            vec![
+                (&["generate", "-n", "2"], Stdin(""), 0),
+                (&["generate", "-n", "2"], FullDisk, 1),
+                (&["generate", "-n", "x"], Stdin(""), 2),
+                (&["generate", "--at", "2577-06-23"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "inspect",
+            vec![
+                (&["inspect", ID], Stdin(""), 0),
+                (&["inspect", "12345678901234567890123456"], Stdin(""), 0),
+                (&["inspect", "nope", ID], Stdin(""), 1),
+                (&["inspect"], Stdin("nope\n"), 1),
+                (&["inspect", ID], FullDisk, 1),
+                (&["inspect", "--from", "base64"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "convert",
+            vec![
+                (&["convert", "-"], Stdin("00PGHAJ3Q9VAJ7IU6PQBHBUAK4\n"), 0),
+                (&["convert", "-", "nope"], Stdin(""), 1),
+                (&["convert", ID], FullDisk, 1),
+                (&["convert", "--bogus"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "bounds",
+            vec![
+                (&["bounds", "2577-06-22"], Stdin(""), 0),
+                (&["bounds", "2024-05-01"], FullDisk, 1),
+                (&["bounds", "2577-06-23"], Stdin(""), 2),
+                (&["bounds", "2024-05-02", "2024-05-01"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "check",
+            vec![
+                (&["check"], Stdin(fresh), 0),
+                (&["check"], Stdin(""), 1),
+                (&["check", "-"], Stdin("nope\n"), 1),
+                (&["check"], FullDisk, 1),
+                (&["check", "/nonexistent/ids.txt"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "completions",
+            vec![
+                (&["completions", "fish"], Stdin(""), 0),
+                (&["completions", "fish"], FullDisk, 1),
+                (&["completions", "tcsh"], Stdin(""), 2),
+            ],
+        ),
+        (
+            "man",
+            vec![
+                (&["man", "check"], Stdin(""), 0),
+                (&["man"], FullDisk, 1),
+                (&["man", "help"], Stdin(""), 2),
+            ],
+        ),
+    ];
+    for (command, cases) in &pages {
+        let help: Vec<&str> = [*command]
+            .into_iter()
+            .filter(|c| !c.is_empty())
+            .chain(["--help"])
+            .collect();
+        let mut given: Vec<i32> = cases.iter().map(|(_, _, code)| *code).collect();
+        given.dedup();
+        assert_eq!(documented_statuses(&help), given, "{command}");
+        for (args, run, code) in cases {
+            let (got, err) = match run {
+                FullDisk => to_dev_full(args, fresh.as_bytes()),
+                Stdin(input) => {
+                    let out = scru128(args)
+                        .write_stdin(*input)
+                        .assert()
+                        .get_output()
+                        .clone();
+                    (
+                        out.status.code(),
+                        String::from_utf8_lossy(&out.stderr).into_owned(),
+                    )
+                }
+            };
+            assert_eq!(got, Some(*code), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+    }
 }

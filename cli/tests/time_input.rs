@@ -13,6 +13,8 @@ use scru128::Scru128Id;
 /// Unix ms of 2024-05-01T00:00:00Z.
 const MAY_1: u64 = 1_714_521_600_000;
 const DAY: u64 = 86_400_000;
+/// Unix ms of 2577-06-22T00:00:00Z, the start of the last day of the SCRU128 range.
+const LAST_DAY: u64 = 19_170_000_000_000;
 
 fn now_ms() -> u64 {
     SystemTime::now()
@@ -61,11 +63,47 @@ fn a_date_alone_in_bounds_is_the_whole_utc_day() {
         bounds(&["2020-01-01"]),
         (Scru128Id::MIN, max_at(scru128::TIMESTAMP_BIAS + DAY - 1))
     );
-    // A day that is not whole inside the range is refused.
-    scru128(&["bounds", "2577-06-22"])
+    // The last day of the range starts inside it and ends with it, as FROM and as TO.
+    let last_day = LAST_DAY;
+    assert_eq!(
+        Scru128Id::MAX.unix_ts_ms() - last_day,
+        ((6 * 60 + 20) * 60 + 44) * 1000 + 415
+    );
+    assert_eq!(bounds(&["2577-06-22"]), (min_at(last_day), Scru128Id::MAX));
+    assert_eq!(
+        bounds(&["2024-05-01", "2577-06-22"]),
+        (min_at(MAY_1), Scru128Id::MAX)
+    );
+    assert_eq!(
+        bounds(&["2577-06-22", "2577-06-22T06:00:00Z"]),
+        (min_at(last_day), max_at(last_day + 6 * 3_600_000))
+    );
+    // A day that starts outside the range is refused, saying so.
+    for (args, arg) in [
+        (&["2577-06-23"][..], "<FROM>"),
+        (&["2019-12-31"], "<FROM>"),
+        (&["2024-05-01", "2577-06-23"], "[TO]"),
+    ] {
+        scru128(&[&["bounds"], args].concat())
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(format!(
+                "scru128 bounds: error: invalid value '{}' for '{arg}': the day starts \
+                 outside the SCRU128 time range: 2020-01-01T00:00:00.000Z to \
+                 2577-06-22T06:20:44.415Z\n",
+                args.last().unwrap()
+            ));
+    }
+    // A millisecond past the end is outside, as before.
+    scru128(&["bounds", "2577-06-22T06:20:44.416Z"])
         .assert()
         .code(2)
-        .stderr(contains("outside the SCRU128 time range"));
+        .stderr(
+            "scru128 bounds: error: invalid value '2577-06-22T06:20:44.416Z' for '<FROM>': \
+             outside the SCRU128 time range: 2020-01-01T00:00:00.000Z to \
+             2577-06-22T06:20:44.415Z\n",
+        );
     // TO's day ends before FROM: an error that shows both ends.
     scru128(&["bounds", "2024-05-02T00:00:00Z", "2024-05-01"])
         .assert()

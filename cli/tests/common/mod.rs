@@ -92,3 +92,19 @@ pub fn join(lines: &[String]) -> String {
     text.push('\n');
     text
 }
+
+/// Set to `1` (as `scripts/test` does) to make a test that cannot run here fail
+/// instead of skipping.
+pub const REQUIRE_ALL_ENV: &str = "SCRU128_TEST_REQUIRE_ALL";
+
+/// Reports a test that cannot run here: one line on standard error, written past the
+/// test harness's capture so that it shows, saying what is missing and how to run
+/// it. Panics instead when [`REQUIRE_ALL_ENV`] is set.
+pub fn skip(test: &str, how_to_run: &str) {
+    assert!(
+        std::env::var_os(REQUIRE_ALL_ENV).is_none(),
+        "{test} cannot run here: {how_to_run} (and {REQUIRE_ALL_ENV} asks for every test)"
+    );
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {how_to_run}");
+}
