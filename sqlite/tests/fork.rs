@@ -29,6 +29,9 @@ fn insert_rounds(conn: &Connection, process: i64) -> rusqlite::Result<()> {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         insert.execute([process])?;
         conn.execute_batch("COMMIT")?;
+        // Lets a waiting writer in (the busy handler sleeps, so the last writer would
+        // otherwise take the lock again and again).
+        std::thread::sleep(Duration::from_millis(1));
     }
     Ok(())
 }

@@ -11,10 +11,17 @@ mod common;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
 
 use common::{Scratch, open, series, skip};
 use rusqlite::Connection;
 use scru128::{Scru128Id, TIMESTAMP_BIAS};
+
+/// Held while a test makes IDs: the process-wide generator hands each thread blocks of
+/// 256 counters, so while other threads generate in the same millisecond one thread's
+/// counters jump from block to block, which `scru128 check` reports (it checks one
+/// generator's stream).
+static GENERATING: Mutex<()> = Mutex::new(());
 
 /// The CLI binary, if there is one.
 fn cli() -> Option<PathBuf> {
@@ -71,6 +78,7 @@ fn ids(conn: &Connection) -> Vec<String> {
         .map(|v| v["text"].as_str().unwrap().to_owned())
         .collect();
     assert!(ids.len() > 10);
+    let _alone = GENERATING.lock().unwrap_or_else(PoisonError::into_inner);
     let mut made = conn
         .prepare(&format!(
             "{} SELECT scru128() FROM n UNION ALL SELECT scru128_text(scru128_blob()) FROM n",
@@ -260,6 +268,7 @@ fn the_same_values_as_the_cli() {
 fn the_cli_generator_tester_passes_the_extension_stream() {
     let Some(cli) = cli() else { return };
     let conn = open(":memory:");
+    let _alone = GENERATING.lock().unwrap_or_else(PoisonError::into_inner);
     let mut stmt = conn
         .prepare(&format!("{} SELECT scru128() FROM n", series(200_000)))
         .unwrap();
