@@ -15,6 +15,7 @@ SCRU128_TEST_REQUIRE_ALL=1. Standard library only.
 
 import multiprocessing
 import os
+import random
 import shutil
 import sqlite3
 import sys
@@ -97,6 +98,67 @@ class Functions(Scratch):
             ("00pghaj3q9vaj7iu6pqbhbuak4", bytes.fromhex("00cc22a98f49faa67978d9d2e2bf2a84"), 1767225600000, None),
         ).fetchone()
         self.assertEqual(row, ("00PGHAJ3Q9VAJ7IU6PQBHBUAK4", "00PGHAJ3Q9VAJ7IU6PQBHBUAK4", "02O63JO0000000000000000000", None))
+
+
+def time_strings(count, seed):
+    """Time strings in SQLite's forms over the whole range, and near misses."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        s = f"{rng.randrange(2018, 2580):04}-{rng.randrange(1, 13):02}-{rng.randrange(1, 32):02}"
+        if rng.randrange(5):
+            s += rng.choice(["T", " ", "  ", "T "]) + f"{rng.randrange(25):02}:{rng.randrange(60):02}"
+            if rng.randrange(3):
+                s += f":{rng.randrange(60):02}"
+                digits = rng.randrange(4)
+                if digits:
+                    s += "." + str(rng.randrange(10**digits)).zfill(digits)
+            tz = rng.randrange(6)
+            if tz == 0:
+                s += "Z"
+            elif tz == 1:
+                s += " z "
+            elif tz == 2:
+                s += rng.choice(["+", "-", " +", " -"]) + f"{rng.randrange(15):02}:{rng.randrange(60):02}"
+        if rng.randrange(4) == 0:
+            at = rng.randrange(len(s))
+            s = s[:at] + rng.choice("0123456789-:. TZz+x") + s[at + 1 :]
+        out.append(s)
+    return out
+
+
+class TimeStrings(unittest.TestCase):
+    def test_time_strings_mean_what_a_second_sqlite_version_says(self):
+        """Against sqlean.py's SQLite (3.50), a version other than the host's."""
+        try:
+            import sqlean
+        except ImportError:
+            if REQUIRE_ALL:
+                raise
+            self.skipTest("no sqlean.py: pip install sqlean.py to run this test")
+        other = sqlean.connect(":memory:")
+        conn = connect(":memory:")
+        lo, hi = 1577836800000, 1577836800000 + 2**44 - 1
+        read = 0
+        for s in time_strings(20_000, 2024):
+            (ms,) = other.execute(
+                "SELECT CAST(round(julianday(?) * 86400000.0) AS INTEGER) - 210866760000000", (s,)
+            ).fetchone()
+            try:
+                got = conn.execute("SELECT scru128_timestamp_ms(scru128_min(?))", (s,)).fetchone()[0]
+            except sqlite3.OperationalError as err:
+                got = str(err)
+            sub_ms = any(len(f) - len(f.lstrip("0123456789")) > 3 for f in s.split(".")[1:])
+            if ms is None:
+                self.assertIn("is not a time", got, s)
+            elif not lo <= ms <= hi:
+                self.assertIn(f"unix time {ms} ms is outside the SCRU128 range", got, s)
+            elif sub_ms:
+                self.assertIn(got, (ms, ms - 1), s)  # dropped here, rounded there
+            else:
+                self.assertEqual(got, ms, s)
+                read += 1
+        self.assertGreater(read, 10_000)
 
 
 class Keys(Scratch):
