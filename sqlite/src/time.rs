@@ -7,7 +7,8 @@
 //! rather than a guess:
 //!
 //! - `now` (and `subsec`): the functions are deterministic, so they must not read the
-//!   clock; `datetime('now')` gives the same time as a fixed string.
+//!   clock; `strftime('%Y-%m-%d %H:%M:%f', 'now')` gives the same time as a fixed
+//!   string (`datetime('now')` too, without the milliseconds).
 //! - A number (SQLite reads it as a Julian day): a Unix time is easily mistaken for
 //!   one; Unix milliseconds go in as `INTEGER`.
 //! - Digits past the millisecond are dropped (the millisecond *containing* the time),
@@ -36,7 +37,7 @@ impl fmt::Display for TimeError {
         f.write_str(match self {
             Self::Now => {
                 "is not a fixed time and the function is deterministic: pass \
-                 datetime('now') or unixepoch('now') * 1000 instead"
+                 strftime('%Y-%m-%d %H:%M:%f', 'now') instead"
             }
             Self::Number => {
                 "is a number, not a time string: pass unix milliseconds as INTEGER \

@@ -173,7 +173,8 @@ fn time_range_queries_are_answered_by_the_index() {
 }
 
 /// The schema objects that use the extension: a DEFAULT, a CHECK constraint, a
-/// generated column (virtual and stored), expression indexes, a view and a trigger.
+/// generated column (virtual and stored), expression indexes, a partial index, a view
+/// and a trigger.
 const SCHEMA: &str = "
     CREATE TABLE event (
         id TEXT PRIMARY KEY DEFAULT (scru128()) CHECK (scru128_is_valid(id)),
@@ -185,6 +186,7 @@ const SCHEMA: &str = "
     CREATE INDEX event_ms ON event (ms);
     CREATE INDEX event_raw_ms ON event (scru128_timestamp_ms(raw));
     CREATE INDEX event_uuid ON event (scru128_uuid(id));
+    CREATE INDEX event_late ON event (kind) WHERE scru128_timestamp_ms(id) > 1767225600000;
     CREATE VIEW event_day AS SELECT substr(scru128_datetime(id), 1, 10) AS day, kind FROM event;
     CREATE TABLE tag (id TEXT CHECK (scru128_is_valid(id)), name TEXT);
     CREATE TABLE audit (event TEXT, raw_text TEXT);
