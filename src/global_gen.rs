@@ -43,19 +43,21 @@ const BLOCK: u32 = 256;
 
 /// The state blocks are claimed from, and the timestamp of the newest block, which
 /// threads read without the lock to see that another has moved on.
+#[repr(C)]
 struct Shared {
+    newest: AtomicU64,
     /// A lock that a forked child takes back from a thread it does not have (the
     /// state may then be half-updated, which the child's first claim repairs: it
-    /// moves past the parent's timestamp, as after every fork).
+    /// moves past the parent's timestamp, as after every fork). On cache lines of its
+    /// own (`ForkLock`), apart from `newest`.
     state: ForkLock<State>,
-    newest: AtomicU64,
 }
 
 impl Shared {
     const fn new() -> Self {
         Self {
-            state: ForkLock::new(State::new()),
             newest: AtomicU64::new(0),
+            state: ForkLock::new(State::new()),
         }
     }
 }
@@ -107,7 +109,20 @@ struct Local<R> {
     block: Block,
 }
 
-impl<R: RandomSource> Local<R> {
+/// A random source as the process-wide generator draws on it: `per_gen_random` with
+/// the fork count the caller read already.
+pub(crate) trait PerIdRandom: RandomSource {
+    fn per_id(&mut self, fork_epoch: u32) -> u32;
+}
+
+impl PerIdRandom for DefaultRng {
+    #[inline]
+    fn per_id(&mut self, fork_epoch: u32) -> u32 {
+        self.next_u32_at(fork_epoch)
+    }
+}
+
+impl<R: PerIdRandom> Local<R> {
     /// The next ID, for a clock reading `now_ms` and fork count `fork_epoch`; a claim
     /// reads `clock` under the shared lock.
     #[inline]
@@ -123,7 +138,7 @@ impl<R: RandomSource> Local<R> {
             Some(rng) if self.block.usable(now_ms, shared, fork_epoch) => rng,
             _ => self.claim_block(fork_epoch, shared, clock, new_rng)?,
         };
-        let per_gen = rng.next_u32();
+        let per_gen = rng.per_id(fork_epoch);
         let block = &mut self.block;
         let counter = block.next;
         block.next += 1;
@@ -245,21 +260,24 @@ pub(crate) fn adopt_lock_in_child() {
 /// ```
 #[inline]
 pub fn scru128() -> Scru128Id {
-    // Through a u128 so that the value comes back in registers even where
-    // `LocalKey::with` is not inlined (a returned `[u8; 16]` goes through memory).
-    Scru128Id::from_u128(LOCAL.with_borrow_mut(|local| {
-        let next = local.next_id(
-            clock_ms(),
-            fork::epoch(),
-            &SHARED,
-            clock_ms,
-            DefaultRng::new,
-        );
-        match next {
-            Ok(id) => id.to_u128(),
-            Err(err) => panic!("scru128: {err}"),
-        }
-    }))
+    // The thread-local is reached here, in the caller's code, where it is a fixed
+    // offset from the thread pointer; the rest is one direct call. (With the whole of
+    // it inside the closure, `LocalKey::with` was too big to inline and reached the
+    // thread-local through an indirect call.) Through a u128, so that the value comes
+    // back in registers.
+    Scru128Id::from_u128(LOCAL.with(next_from))
+}
+
+/// The next ID of this thread's [`Local`].
+#[inline(never)]
+fn next_from(local: &RefCell<Local<DefaultRng>>) -> u128 {
+    let Ok(mut local) = local.try_borrow_mut() else {
+        panic!("scru128: not async-signal-safe: called from a signal handler that interrupted it");
+    };
+    match local.next_id(clock_ms(), fork::epoch(), &SHARED, clock_ms, DefaultRng::new) {
+        Ok(id) => id.to_u128(),
+        Err(err) => panic!("scru128: {err}"),
+    }
 }
 
 /// Generates a new ID from the process-wide generator, as its 26-digit canonical text.
@@ -309,6 +327,12 @@ mod tests {
                 draws: Cell::new(0),
                 fail_at: Cell::new(0),
             }
+        }
+    }
+
+    impl super::PerIdRandom for &Counting {
+        fn per_id(&mut self, _: u32) -> u32 {
+            crate::RandomSource::next_u32(self)
         }
     }
 

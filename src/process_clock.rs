@@ -270,6 +270,7 @@ impl Calibration {
 }
 
 /// Unix milliseconds, one reading for the whole process; see the module docs.
+#[repr(C)]
 pub(crate) struct ProcessClock<S> {
     /// Seqlock over the anchor: odd while it is being written.
     seq: AtomicU64,

@@ -244,16 +244,26 @@ impl Default for DefaultRng {
 }
 
 #[cfg(feature = "std")]
-impl RandomSource for DefaultRng {
+impl DefaultRng {
+    /// `next_u32` for a caller that has just read the fork count `epoch` (the
+    /// process-wide generator): one read of it per ID, not two.
     #[inline]
-    fn next_u32(&mut self) -> u32 {
+    pub(crate) fn next_u32_at(&mut self, epoch: u32) -> u32 {
         // After a fork the buffered words are the parent's too: drop them.
-        if self.next >= self.buf.len() || self.fork_epoch != fork::epoch() {
+        if self.next >= self.buf.len() || self.fork_epoch != epoch {
             self.refill();
         }
         let word = self.buf[self.next];
         self.next += 1;
         word
+    }
+}
+
+#[cfg(feature = "std")]
+impl RandomSource for DefaultRng {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.next_u32_at(fork::epoch())
     }
 
     fn fill_u32(&mut self, mut dest: &mut [u32]) {
