@@ -1,6 +1,6 @@
 //! The process-wide generator behind [`scru128`] and [`scru128_string`].
 //!
-//! One shared [`State`] behind a mutex hands out *blocks* of consecutive counters at
+//! One shared [`State`] behind a lock hands out *blocks* of consecutive counters at
 //! one timestamp; each thread keeps its block, with its own random source, in
 //! thread-local storage and spends it without taking the lock.
 //!
@@ -11,9 +11,10 @@
 //! - counters are left;
 //! - the clock reads at or after the reading the block was claimed at, and at or
 //!   before the block's timestamp (a new millisecond, or a step back, ends the block);
-//! - the block's timestamp is still the newest any thread has claimed (after another
-//!   thread moved on, an old block never comes back into use, also when the clock
-//!   steps back to it);
+//! - the block is still the newest any thread has claimed: its timestamp, and the
+//!   number of resets so far (after another thread moved on, an old block never comes
+//!   back into use, also when the clock steps back to it, or comes back to it after a
+//!   reset);
 //! - no `fork()` happened since the claim.
 //!
 //! The clock is the process-wide one of [`SystemClock`](crate::SystemClock) (see
@@ -32,7 +33,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use crate::error::GenerateError;
 use crate::fork_lock::ForkLock;
 use crate::generator::{FieldRandom, State, timestamp_from_clock};
-use crate::id::TIMESTAMP_BIAS;
+use crate::id::{MAX_TIMESTAMP, TIMESTAMP_BIAS};
 use crate::sources::{DefaultRng, RandomSource};
 use crate::{Scru128Id, fork};
 
@@ -41,8 +42,9 @@ use crate::{Scru128Id, fork};
 /// is a negligible part of the 2^28 counter space.
 const BLOCK: u32 = 256;
 
-/// The state blocks are claimed from, and the timestamp of the newest block, which
-/// threads read without the lock to see that another has moved on.
+/// The state blocks are claimed from, and the stamp of the newest block (its timestamp,
+/// and above it the number of resets so far), which threads read without the lock to
+/// see that another has moved on.
 #[repr(C)]
 struct Shared {
     newest: AtomicU64,
@@ -78,6 +80,8 @@ struct Block {
     per_sec_random: u32,
     /// Fork count when the block was claimed: a child must not spend its parent's block.
     fork_epoch: u32,
+    /// `Shared::newest` as this claim left it.
+    stamp: u64,
 }
 
 impl Block {
@@ -89,6 +93,7 @@ impl Block {
         end: 0,
         per_sec_random: 0,
         fork_epoch: 0,
+        stamp: u64::MAX,
     };
 
     /// Whether the next ID may come from this block, for a clock reading `now_ms`.
@@ -97,7 +102,7 @@ impl Block {
         self.next < self.end
             && self.claimed_at_ms <= now_ms
             && now_ms <= self.unix_ts_ms
-            && shared.newest.load(Ordering::Relaxed) == self.timestamp
+            && shared.newest.load(Ordering::Relaxed) == self.stamp
             && self.fork_epoch == fork_epoch
     }
 }
@@ -200,8 +205,18 @@ fn claim_locked(
     let claimed_at_ms = clock();
     let now = timestamp_from_clock(claimed_at_ms)?;
     let (timestamp, next, count, per_sec_random) = state.reserve(now, rng, BLOCK)?;
-    if shared.newest.load(Ordering::Relaxed) != timestamp {
-        shared.newest.store(timestamp, Ordering::Relaxed);
+    // A timestamp below the newest one is a reset (the clock went back beyond the
+    // allowance): the reset count goes up, so that no block from before it comes back
+    // into use when the clock reaches its timestamp again (the state no longer knows
+    // which counters it holds).
+    let newest = shared.newest.load(Ordering::Relaxed);
+    let mut resets = newest >> TIMESTAMP_BITS;
+    if timestamp < newest & MAX_TIMESTAMP {
+        resets = (resets + 1) & (u64::MAX >> TIMESTAMP_BITS);
+    }
+    let stamp = (resets << TIMESTAMP_BITS) | timestamp;
+    if newest != stamp {
+        shared.newest.store(stamp, Ordering::Relaxed);
     }
     Ok(Block {
         timestamp,
@@ -211,8 +226,12 @@ fn claim_locked(
         end: next + count,
         per_sec_random,
         fork_epoch,
+        stamp,
     })
 }
+
+/// Bits of a timestamp in a block's stamp; the reset count is above them.
+const TIMESTAMP_BITS: u32 = MAX_TIMESTAMP.count_ones();
 
 std::thread_local! {
     static LOCAL: RefCell<Local<DefaultRng>> = const {
@@ -235,9 +254,11 @@ pub(crate) fn adopt_lock_in_child() {
 ///
 /// Thread-safe and fast under contention: each thread spends a block of counters
 /// claimed from one shared state, so each thread sees strictly increasing IDs, no two
-/// IDs share `(timestamp, counter)`, and a single thread's IDs follow every rule of
-/// [`Scru128Generator`](crate::Scru128Generator) (the counter rises by one within a
-/// millisecond). Within one timestamp (one millisecond, or longer while the clock
+/// IDs share `(timestamp, counter)`, and a single thread's IDs follow the rules of
+/// [`Scru128Generator`](crate::Scru128Generator) but one: within a millisecond a
+/// thread's counter rises by one only inside a block of 256, and jumps past the
+/// blocks other threads claimed in between (alone in the process, a thread's counter
+/// rises by one). Within one timestamp (one millisecond, or longer while the clock
 /// catches up after a small step back), IDs of *different* threads are unique but
 /// not ordered by call time. All of this holds through steps of the system clock:
 /// forward by any amount, and back within the rollback allowance (10 s); a step back
@@ -251,7 +272,11 @@ pub(crate) fn adopt_lock_in_child() {
 ///
 /// Panics if the system clock is before 2020-01-01 or past the year 2577, or if the
 /// operating system's random source fails. It is not async-signal-safe: called from
-/// a signal handler that interrupted it on the same thread, it panics.
+/// a signal handler that interrupted it on the same thread, it panics. (A `fork()`
+/// from such a handler deadlocks nothing; but the call it interrupted goes on in both
+/// processes, so the one ID it returns may share its `(timestamp, counter)` with the
+/// one the parent's call returns, and be equal to it if the fork came after the ID was
+/// made.)
 ///
 /// ```
 /// let a = scru128::scru128();
@@ -274,7 +299,13 @@ fn next_from(local: &RefCell<Local<DefaultRng>>) -> u128 {
     let Ok(mut local) = local.try_borrow_mut() else {
         panic!("scru128: not async-signal-safe: called from a signal handler that interrupted it");
     };
-    match local.next_id(clock_ms(), fork::epoch(), &SHARED, clock_ms, DefaultRng::new) {
+    match local.next_id(
+        clock_ms(),
+        fork::epoch(),
+        &SHARED,
+        clock_ms,
+        DefaultRng::new,
+    ) {
         Ok(id) => id.to_u128(),
         Err(err) => panic!("scru128: {err}"),
     }
@@ -451,6 +482,37 @@ mod tests {
             T0 + 9,
             "no new claim for a step back"
         );
+    }
+
+    /// Issue 18, item 4: "an old block never comes back" held only until a reset.
+    /// After the clock went back beyond the allowance (a reset) and came forward again
+    /// to an idle thread's millisecond, that thread's old block looked current again
+    /// (the newest timestamp was its own), and the rest of it could meet the counters
+    /// the reset state hands out there. The reset count in the stamp ends it.
+    #[test]
+    fn an_old_block_does_not_come_back_after_a_reset_either() {
+        let shared = Shared::new();
+        let (ra, rb) = (Counting::new(), Counting::new());
+        let (mut a, mut b) = (thread(), thread());
+        let old = next(&mut a, &shared, &ra, T0, T0, 0); // A claims at T0, then idles
+        let old_stamp = a.block.stamp;
+        // B: the clock goes back 20 s (beyond the 10 s allowance: a reset), then
+        // forward again to T0.
+        next(&mut b, &shared, &rb, T0 - 20_000, T0 - 20_000, 0);
+        let b_at_t0 = next(&mut b, &shared, &rb, T0, T0, 0);
+        assert_eq!(b_at_t0.unix_ts_ms(), T0);
+        let ida = next(&mut a, &shared, &ra, T0, T0, 0);
+        assert_ne!(
+            a.block.stamp, old_stamp,
+            "A spent its block from before the reset"
+        );
+        assert_eq!(
+            a.block.stamp >> super::TIMESTAMP_BITS,
+            1,
+            "one reset counted"
+        );
+        assert!(ida.counter() != old.counter() + 1 || ida.unix_ts_ms() != T0);
+        assert!(ida > b_at_t0);
     }
 
     /// Issue 10, defect 2: after a fork, a reseed that fails (a panic, caught by the

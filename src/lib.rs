@@ -75,8 +75,10 @@
 //!   `(timestamp, counter)`, [`DefaultRng`] reseeds, and every generator mixes a
 //!   per-process OS-seeded stream into its random source's draws, so parent and
 //!   children do not repeat each other whatever the source; a reseed that panics in
-//!   the child is retried at the next call. The fork handlers are registered when the
-//!   library is loaded.
+//!   the child is retried at the next call. The fork handler is registered when the
+//!   library is loaded; no lock is held across `fork()` (a child takes the crate's
+//!   locks back from the threads it does not have), so a `fork()` from a signal
+//!   handler hangs neither process.
 //! - **Unpredictability**: the default [`RandomSource`] is `ChaCha12` seeded by the OS;
 //!   an OS entropy failure is a panic with a clear message, never a weak seed.
 //! - **No panics on input**: parsing and deserializing return typed errors (fuzzed).
@@ -92,8 +94,9 @@
 //!
 //! - [`scru128()`] (about 11 ns): the clock. The process-wide clock reads the CPU's
 //!   time-stamp counter (about 10 ns) and calls the system clock (about 25 ns) only
-//!   when the counter cannot prove that the millisecond is unchanged (about once per
-//!   millisecond for the whole process); each thread spends blocks of 256 counters, so
+//!   when the counter cannot prove that the millisecond is unchanged (7 to 8 times per
+//!   millisecond for the whole process, and for every call in the first 4-5 ms, until
+//!   the counter's rate is confirmed); each thread spends blocks of 256 counters, so
 //!   the shared lock is taken once per block or per millisecond, and draws random
 //!   numbers from its own `ChaCha12`.
 //! - [`Scru128Generator::generate`] (about 12 ns): the clock, read for every ID through

@@ -120,18 +120,20 @@ impl<F: FnMut() -> u64> Clock for F {
 /// process (the clock of [`scru128()`](crate::scru128) too). On x86-64 Linux with an
 /// invariant TSC that the kernel keeps time with, that clock skips the system call
 /// while the CPU's time-stamp counter proves that the millisecond of the last read
-/// has not ended yet: about 10 ns instead of 25 ns here. Every value is a millisecond
-/// the system clock showed during the call, and no thread is given a millisecond older
+/// has not ended yet: about 10 ns instead of 25 ns here, and the system clock is read 7
+/// to 8 times per millisecond for the whole process (every call reads it for the first
+/// 4-5 ms, until the counter's rate is confirmed). Every value is a millisecond the
+/// system clock showed during the call, and no thread is given a millisecond older
 /// than one another thread was already given (unless the system clock itself went
 /// back): a generator moved between threads sees one clock. After the system clock is
 /// stepped, the old millisecond can still come for less than 1 ms, in every thread
-/// alike. The shortcut's other worst cases: cores whose counters fall out of step
-/// (the reason a kernel stops trusting the TSC) can make a millisecond come out late
-/// by their difference while it is under 50 µs, and a larger difference, or a counter
-/// whose rate drops unnoticed, is caught at the next system-clock read; a counter
-/// caught twice within a minute is never used again. A call that interrupts the
-/// clock's own read on the same thread (a signal handler) reads `CLOCK_REALTIME`
-/// directly.
+/// alike; steps and NTP's corrections never turn the shortcut off. Its other worst
+/// cases: cores whose counters fall out of step (the reason a kernel stops trusting
+/// the TSC) can make a millisecond come out late by their difference while it is
+/// under 50 µs, and a larger difference, or a counter whose rate drops unnoticed, is
+/// caught at the next system-clock read; a counter caught twice within a minute is
+/// never used again. A call that interrupts the clock's own read on the same thread
+/// (a signal handler) reads `CLOCK_REALTIME` directly.
 ///
 /// ```
 /// use scru128::{Clock, SystemClock};

@@ -1,16 +1,16 @@
-//! Real forks against the fork detection and the locks held across `fork()`, from the
-//! adversarial review of issue 10.
+//! Real forks against the fork detection and the crate's locks, from the adversarial
+//! review of issue 10 (since issue 18 no lock is held across `fork()`: a child takes
+//! the crate's locks back from the threads it does not have).
 //!
 //! - A constructor that runs before the crate's (the program's own, e.g. with the
 //!   `ctor` crate, or a library loaded earlier) registers its fork handlers first,
 //!   and glibc runs child handlers in registration order: its child handler runs
-//!   before ours, while our prepare handler still holds the crate's locks for the
-//!   forking thread. This file registers such a handler from its own `.init_array`
+//!   before ours (then, while our prepare handler still held the crate's locks for
+//!   the forking thread). This file registers such a handler from its own `.init_array`
 //!   entry (the test crate's objects come first on the link line). Before the fix, a
 //!   `scru128()` there spent the parent's block (the parent made the very same ID) or
 //!   waited forever for a lock its own thread held. Now the fork count lives on a
-//!   page the kernel zeroes in the child (`MADV_WIPEONFORK`), and the forking thread
-//!   uses the locks it holds across the fork.
+//!   page the kernel zeroes in the child (`MADV_WIPEONFORK`).
 //! - A fork by the raw system call runs no handlers at all: before the fix it was not
 //!   counted; the zeroed page counts it.
 //! - Held: 300 forks while three threads hammer `SystemClock` (the clock's lock),
