@@ -10,10 +10,12 @@ use postgres::types::{Type, WrongType};
 use postgres::{Client, NoTls};
 use scru128::{Scru128Id, StoredValueError};
 
-fn connect() -> Client {
-    let url = common::pg_url();
-    Client::connect(&url, NoTls)
-        .unwrap_or_else(|err| panic!("cannot connect to SCRU128_PG_URL={url}: {err}"))
+/// A connection to the tests' server; `None` (skipped) without PostgreSQL.
+fn connect() -> Option<Client> {
+    let url = common::pg_url()?;
+    Some(
+        Client::connect(&url, NoTls).unwrap_or_else(|err| panic!("cannot connect to {url}: {err}")),
+    )
 }
 
 /// The error of a failed `try_get`, as the `StoredValueError` inside it.
@@ -23,7 +25,7 @@ fn stored_error(err: &postgres::Error) -> Option<StoredValueError> {
 
 #[test]
 fn edge_ids_round_trip_through_uuid_bytea_and_text_columns() {
-    let mut db = connect();
+    let Some(mut db) = connect() else { return };
     db.batch_execute(
         "CREATE TEMP TABLE t (id uuid PRIMARY KEY, b bytea NOT NULL, t text NOT NULL, c char(26) NOT NULL, v varchar(26) NOT NULL)",
     )
@@ -70,7 +72,7 @@ fn edge_ids_round_trip_through_uuid_bytea_and_text_columns() {
 
 #[test]
 fn parameters_and_arrays() {
-    let mut db = connect();
+    let Some(mut db) = connect() else { return };
     let id: Scru128Id = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4".parse().unwrap();
     // a text parameter gets the canonical text
     let row = db
@@ -101,7 +103,7 @@ fn parameters_and_arrays() {
 
 #[test]
 fn order_by_uuid_is_the_library_order_for_100k_ids() {
-    let mut db = connect();
+    let Some(mut db) = connect() else { return };
     db.batch_execute("CREATE TEMP TABLE t (id uuid PRIMARY KEY)")
         .unwrap();
     let ids = common::shuffled_ids_for_order(100_000, 1);
@@ -142,7 +144,7 @@ fn order_by_uuid_is_the_library_order_for_100k_ids() {
 
 #[test]
 fn time_window_query_returns_exactly_the_rows_of_the_window() {
-    let mut db = connect();
+    let Some(mut db) = connect() else { return };
     db.batch_execute("CREATE TEMP TABLE t (id uuid PRIMARY KEY, at_ms bigint NOT NULL)")
         .unwrap();
     let timed = common::timed_ids();
@@ -179,7 +181,7 @@ fn time_window_query_returns_exactly_the_rows_of_the_window() {
 
 #[test]
 fn bad_stored_values_are_typed_errors() {
-    let mut db = connect();
+    let Some(mut db) = connect() else { return };
     let row = db
         .query_one(
             "SELECT '\\x0102'::bytea, decode(repeat('ab', 15), 'hex'), decode(repeat('ab', 17), 'hex'),
@@ -237,16 +239,23 @@ fn bad_stored_values_are_typed_errors() {
 }
 
 /// A client with the extension (the native `scru128` type) in its database.
-fn connect_native() -> Client {
-    let mut db = connect();
-    db.batch_execute(common::CREATE_EXTENSION)
-        .unwrap_or_else(|err| panic!("{}", common::no_extension(&err)));
-    db
+/// A connection with the extension in its database; `None` (skipped) without it.
+fn connect_native() -> Option<Client> {
+    let mut db = connect()?;
+    match db.batch_execute(common::CREATE_EXTENSION) {
+        Ok(()) => Some(db),
+        Err(err) => {
+            common::no_extension(&err);
+            None
+        }
+    }
 }
 
 #[test]
 fn native_scru128_columns_read_and_write_in_binary() {
-    let mut db = connect_native();
+    let Some(mut db) = connect_native() else {
+        return;
+    };
     db.batch_execute("CREATE TEMP TABLE n (id scru128 PRIMARY KEY, u uuid NOT NULL)")
         .unwrap();
     // the type the server reports: found by name, its OID is this database's own

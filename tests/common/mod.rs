@@ -76,11 +76,25 @@ pub fn skip(reason: &str) {
         std::env::var_os(REQUIRE_ALL_ENV).is_none(),
         "this test cannot run here: {reason} (and {REQUIRE_ALL_ENV} asks for every test)"
     );
-    println!("skipped: {reason}");
+    // Straight to the standard error, past the test harness's capture of `println!`,
+    // so that a skip is seen in a plain `cargo test` too; once per reason and process.
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !said.iter().any(|r| r == reason) {
+        said.push(reason.to_owned());
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("skipped: {reason}\n").as_bytes(),
+        );
+    }
 }
 
 pub mod faketime;
 pub mod formats;
+#[cfg(unix)]
+pub mod pg_server;
 #[cfg(unix)]
 pub mod processes;
 #[cfg(target_os = "linux")]
@@ -229,16 +243,12 @@ pub fn timed_ids() -> TimedIds {
     TimedIds { rows, start, end }
 }
 
-/// The URL of the PostgreSQL server the tests use; scripts/test starts a throwaway one.
-pub fn pg_url() -> String {
-    std::env::var("SCRU128_PG_URL").unwrap_or_else(|_| {
-        panic!(
-            "SCRU128_PG_URL is not set: the PostgreSQL tests need a real server. Run them \
-             with scripts/test, which starts a throwaway PostgreSQL and sets it, or \
-             `scripts/pg-server run cargo test --all-features`, or set it yourself \
-             (e.g. postgres://user@127.0.0.1:5432/db)"
-        )
-    })
+/// The URL of the PostgreSQL server the tests use: `SCRU128_PG_URL`, or a throwaway
+/// server of this test process's own (see `pg_server`); `None` (the test is skipped,
+/// with a line saying how to run it) where PostgreSQL is not installed.
+#[cfg(unix)]
+pub fn pg_url() -> Option<String> {
+    pg_server::url()
 }
 
 /// SQL that makes sure the database has this repository's `scru128` extension (pg/),
@@ -247,12 +257,17 @@ pub fn pg_url() -> String {
 pub const CREATE_EXTENSION: &str = "BEGIN; SELECT pg_advisory_xact_lock(128); \
                                     CREATE EXTENSION IF NOT EXISTS scru128; COMMIT";
 
-/// The message for a failed `CREATE_EXTENSION`.
-pub fn no_extension(err: &dyn std::fmt::Display) -> String {
-    format!(
-        "cannot create the scru128 extension ({err}): the native-type tests need it \
-         installed in the server; scripts/test installs it (scripts/test-pg)"
-    )
+/// After a failed `CREATE_EXTENSION`: the native-type test cannot run on this server
+/// (the extension of pg/ is not installed in it); says so and how to run it.
+///
+/// # Panics
+///
+/// Under [`REQUIRE_ALL_ENV`] (scripts/test, which installs the extension).
+pub fn no_extension(err: &dyn std::fmt::Display) {
+    skip(&format!(
+        "the scru128 extension is not installed in this PostgreSQL ({err}); \
+         scripts/test builds and installs it (scripts/test-pg)"
+    ));
 }
 
 /// A path for a temporary SQLite database, removed (with its journal files) on drop.
