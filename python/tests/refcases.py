@@ -379,6 +379,11 @@ def define() -> None:
     add("generator subclass __init__(self, seed)", generator_subclass_seed)
     add("generator subclass without super().__init__", generator_subclass_no_init)
     add("generator subclass signature", generator_subclass_signature)
+    add("generator __init__ called again", generator_init_again)
+    # The numbers in messages about argument counts (1.0.1's count self).
+    add("argument counts: Scru128Id(1, 2)", lambda m: numbers_in_message(m, lambda m: m.Scru128Id(1, 2)))
+    add("argument counts: from_str(a, b)", lambda m: numbers_in_message(m, lambda m: m.Scru128Id.from_str("a", "b")))
+    add("argument counts: generate(1)", lambda m: numbers_in_message(m, lambda m: m.Scru128Generator().generate(1)))
 
     # Generators and their random sources.
     add("Scru128Generator(rng=None)", lambda m: type(m.Scru128Generator(rng=None)).__name__)
@@ -644,6 +649,22 @@ def generator_subclass_no_init(m: ModuleType) -> Any:
             pass
 
     return Forgetful().generate()
+
+
+def generator_init_again(m: ModuleType) -> Any:
+    import random
+
+    g = m.Scru128Generator(rng=random.Random(1))
+    g.generate()
+    g.__init__(rng=random.Random(2))
+    return type(g.generate()).__name__
+
+
+def numbers_in_message(m: ModuleType, f: Callable[[ModuleType], Any]) -> Any:
+    import re
+
+    outcome = message_of(m, f)
+    return outcome[0], re.findall(r"\b\d+\b", outcome[1])
 
 
 def generator_subclass_signature(m: ModuleType) -> Any:

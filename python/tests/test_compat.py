@@ -30,6 +30,22 @@ KNOWN_DIFFERENCES: Dict[str, Tuple[Any, Any]] = {
         ("ok", ("tuple", [("tuple", [("Scru128Id", 45), ("Scru128Id", 45)]), 2])),
         ("ok", ("tuple", [("tuple", [("Scru128Id", 44), ("Scru128Id", 44)]), 2])),
     ),
+    # Calling __init__ again restarted 1.0.1's generator (two states of one generator
+    # could repeat IDs).
+    "generator __init__ called again": (("ok", "Scru128Id"), ("raise", "TypeError")),
+    # PyO3's messages about argument counts do not count self.
+    "argument counts: Scru128Id(1, 2)": (
+        ("ok", ("tuple", ["TypeError", ("list", ["2", "3"])])),
+        ("ok", ("tuple", ["TypeError", ("list", ["1", "2"])])),
+    ),
+    "argument counts: from_str(a, b)": (
+        ("ok", ("tuple", ["TypeError", ("list", ["2", "3"])])),
+        ("ok", ("tuple", ["TypeError", ("list", ["1", "2"])])),
+    ),
+    "argument counts: generate(1)": (
+        ("ok", ("tuple", ["TypeError", ("list", ["1", "2"])])),
+        ("ok", ("tuple", ["TypeError", ("list", ["1"])])),
+    ),
 }
 
 
