@@ -4,7 +4,7 @@ by the Python that builds it.
 ``pip install ./python`` builds with the interpreter it installs into. On CPython
 3.10 and later this backend asks maturin for the ``cp310-abi3`` build (Cargo
 feature ``abi3-py310``: calls without argument tuples and strings read without a
-copy, about 1.5 times as fast at ``Scru128Id.from_str``); on 3.8 and 3.9 it leaves
+copy, about 1.6 times as fast at ``Scru128Id.from_str``); on 3.8 and 3.9 it leaves
 the crate's default, the ``cp38-abi3`` build. Build arguments given by the user
 (``MATURIN_PEP517_ARGS``, or ``-C maturin.build-args=...``) are passed on unchanged
 instead.
