@@ -1,9 +1,10 @@
 """Types of the native module ``scru128._scru128``, re-exported by ``scru128``."""
 
 import datetime
+import types
 import typing
 import uuid
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Type, TypeVar, Union
 
 from typing import SupportsIndex
 
@@ -14,19 +15,20 @@ __all__ = [
     "MAX_COUNTER",
     "Scru128Id",
     "Scru128Generator",
-    "default_generator",
     "scru128",
     "scru128_string",
     "scru128_strings",
-    "_set_default_generator",
+    "_setup",
+    "_default_generator_changed",
 ]
 
 TIMESTAMP_BIAS: int
 MAX_COUNTER: int
 
-@disjoint_base
 class Scru128Id:
     """Represents a SCRU128 ID and provides converters and comparison operators."""
+
+    __slots__ = "_value"
 
     def __init__(self, int_value: SupportsIndex) -> None:
         """Creates an object from a 128-bit unsigned integer (``ValueError`` outside it)."""
@@ -58,6 +60,11 @@ class Scru128Id:
     def max_at(cls, time: datetime.datetime) -> Self:
         """The largest ID of the millisecond of ``time`` (an aware ``datetime``)."""
     def __int__(self) -> int: ...
+    @property
+    def _value(self) -> int:
+        """1.0.1's slot: the 128-bit unsigned integer."""
+    @_value.setter
+    def _value(self, value: SupportsIndex) -> None: ...
     @property
     def timestamp(self) -> int:
         """The 44-bit millisecond timestamp field value."""
@@ -91,21 +98,21 @@ class Scru128Id:
     def __reduce__(self) -> Tuple[Any, ...]: ...
     def __setstate__(self, state: Any) -> None: ...
 
+_G = TypeVar("_G", bound="Scru128Generator")
+
 class _RandomSource(typing.Protocol):
     def getrandbits(self, k: int, /) -> int: ...
 
 @disjoint_base
 class Scru128Generator:
-    """Represents a SCRU128 ID generator that encapsulates the monotonic counter and
-    other internal states."""
+    """The native base of ``scru128.Scru128Generator``."""
 
-    def __new__(cls, *, rng: Optional[_RandomSource] = None) -> Self: ...
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self: ...
+    def __init__(self, *, rng: Optional[_RandomSource] = None) -> None: ...
     def generate(self) -> Scru128Id:
         """Generates a new SCRU128 ID object."""
     def generate_many(self, n: int) -> List[Scru128Id]:
         """Generates ``n`` new IDs at once, in increasing order."""
-
-default_generator: Scru128Generator
 
 def scru128() -> Scru128Id:
     """Generates a new SCRU128 ID object from the process-wide generator."""
@@ -116,4 +123,5 @@ def scru128_string() -> str:
 def scru128_strings(n: int) -> List[str]:
     """Generates ``n`` new IDs as 26-digit strings, in increasing order."""
 
-def _set_default_generator(value: Optional[Any]) -> None: ...
+def _setup(module: types.ModuleType, cls: Type[_G]) -> _G: ...
+def _default_generator_changed() -> None: ...

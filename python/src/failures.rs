@@ -6,7 +6,7 @@ use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::PyErr;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use scru128::{Clock, GenerateError, Scru128Generator, Scru128Id, SystemClock};
 
 /// A generator's error: the clock outside the SCRU128 range, or the last timestamp
@@ -58,22 +58,14 @@ pub fn global_id() -> Result<Scru128Id, PyErr> {
     catch_unwind(scru128::scru128).map_err(|payload| global_failure(&*payload))
 }
 
-/// `n` new IDs from the process-wide generator, in increasing order.
-pub fn global_ids(n: usize) -> Result<Vec<Scru128Id>, PyErr> {
-    let mut ids = vec_for(n)?;
+/// Fills `ids` with new IDs from the process-wide generator, in increasing order.
+pub fn global_fill(ids: &mut [Scru128Id]) -> Result<(), PyErr> {
     catch_unwind(AssertUnwindSafe(|| {
-        ids.extend((0..n).map(|_| scru128::scru128()));
+        for id in ids {
+            *id = scru128::scru128();
+        }
     }))
-    .map_err(|payload| global_failure(&*payload))?;
-    Ok(ids)
-}
-
-/// An empty vector with room for `n` IDs, or a `MemoryError`.
-pub fn vec_for(n: usize) -> Result<Vec<Scru128Id>, PyErr> {
-    let mut ids = Vec::new();
-    ids.try_reserve_exact(n)
-        .map_err(|_| PyMemoryError::new_err(format!("no memory for {n} IDs")))?;
-    Ok(ids)
+    .map_err(|payload| global_failure(&*payload))
 }
 
 /// The process-wide generator has no fallible form: it panics when the clock is

@@ -8,6 +8,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
+use pyo3::type_object::PyTypeInfo;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyString, PyTuple, PyType};
 use scru128::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id};
 
@@ -127,11 +128,18 @@ impl PyScru128Id {
     }
 }
 
+/// Whether `cls` is `Scru128Id` itself (a pointer comparison, without the reference
+/// counting of `py.get_type`).
+#[inline]
+fn is_base(cls: &Bound<'_, PyType>) -> bool {
+    cls.as_ptr() == PyScru128Id::type_object_raw(cls.py()).cast()
+}
+
 /// An object of class `cls` (`Scru128Id` or a subclass) holding `id`. A subclass is
 /// called with the integer, as 1.0.1's class methods did (`cls(int_value)`).
 pub fn new_of_class<'py>(cls: &Bound<'py, PyType>, id: Scru128Id) -> PyResult<Bound<'py, PyAny>> {
     let py = cls.py();
-    if cls.is(py.get_type::<PyScru128Id>()) {
+    if is_base(cls) {
         Ok(Bound::new(py, PyScru128Id::from_id(id))?.into_any())
     } else {
         cls.call1((id.to_u128(),))
@@ -165,17 +173,60 @@ fn parse_str(value: &Bound<'_, PyAny>) -> PyResult<Scru128Id> {
     }
 }
 
-// `Scru128Id.from_str` of the class itself: a plain function stored on the class
-// rather than a class method. Looking a class method up makes a bound method object
-// at each call, which cost more than the parsing (about 520 instructions, 30% of
-// `Scru128Id.from_str(s)`); a function is found as it is. Subclasses get the class
-// method (`__init_subclass__`), so that their `from_str` makes their objects.
-/// Creates an object from a 26-digit string representation, in either case
-/// (`ValueError` on an invalid one).
-#[pyfunction]
-#[pyo3(name = "from_str")]
-pub fn from_str(str_value: &Bound<'_, PyAny>) -> PyResult<PyScru128Id> {
-    Ok(PyScru128Id::from_id(parse_str(str_value)?))
+/// The class method `from_str` as defined, for subclasses (see [`finish_class`]).
+static FROM_STR_OF_CLASS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Finishes the class once it is made:
+///
+/// - `Scru128Id.from_str` becomes the class method bound to `Scru128Id`, made once,
+///   rather than the class method itself, which makes a bound method at each lookup
+///   (about 520 instructions, 30% of `Scru128Id.from_str(s)`). It is what 1.0.1's
+///   `Scru128Id.from_str` gave too, a method bound to the class (it pickles the same
+///   way). Subclasses get the class method itself (`__init_subclass__`), so that their
+///   `from_str` makes their objects.
+/// - `__slots__ = "_value"`, as 1.0.1's class had, with a `_value` property: the
+///   standard library reads an object's slots from it (`copyreg._slotnames`), so that
+///   `object.__getstate__` gives 1.0.1's state, `(None, {'_value': int})`, and a
+///   subclass's own slots are pickled and copied with it.
+pub fn finish_class(cls: &Bound<'_, PyType>) -> PyResult<()> {
+    let py = cls.py();
+    let descriptor = FROM_STR_OF_CLASS.get_or_try_init(py, || {
+        Ok::<_, PyErr>(cls.getattr("__dict__")?.get_item("from_str")?.unbind())
+    })?;
+    let bound = descriptor
+        .bind(py)
+        .call_method1("__get__", (py.None(), cls))?;
+    cls.setattr("from_str", bound)?;
+    cls.setattr("__slots__", "_value")
+}
+
+/// `object.__getstate__()` of CPython 3.11 for an object of this class or a subclass
+/// (on earlier versions, which have none): its `__dict__` (`None` if empty), and with
+/// it, if any slot of its class is set, those slots by name.
+fn default_state<'py>(
+    slf: &Bound<'py, PyScru128Id>,
+    copyreg: &Bound<'py, PyModule>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = slf.py();
+    let dict = match slf.getattr_opt("__dict__")? {
+        Some(dict) if dict.is_truthy()? => dict,
+        _ => py.None().into_bound(py),
+    };
+    let slots = PyDict::new(py);
+    for name in copyreg
+        .call_method1("_slotnames", (slf.get_type(),))?
+        .try_iter()?
+    {
+        let name = name?;
+        if let Some(value) = slf.getattr_opt(name.cast::<PyString>()?)? {
+            slots.set_item(name, value)?;
+        }
+    }
+    if slots.is_empty() {
+        Ok(dict)
+    } else {
+        Ok(PyTuple::new(py, [dict, slots.into_any()])?.into_any())
+    }
 }
 
 fn parse(text: &str) -> PyResult<Scru128Id> {
@@ -289,19 +340,17 @@ impl PyScru128Id {
     }
 
     /// Creates an object from a 26-digit string representation, in either case
-    /// (`ValueError` on an invalid one). The class method that subclasses get (see
-    /// [`from_str`]).
+    /// (`ValueError` on an invalid one).
     #[classmethod]
-    #[pyo3(name = "_from_str")]
-    fn from_str_of_class<'py>(
+    fn from_str<'py>(
         cls: &Bound<'py, PyType>,
         str_value: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         new_of_class(cls, parse_str(str_value)?)
     }
 
-    /// Gives a subclass the class methods that `Scru128Id` itself has as plain
-    /// functions (see [`from_str`]), so that `Subclass.from_str` makes a `Subclass`.
+    /// Gives a subclass the class method `from_str` that `Scru128Id` itself has bound
+    /// (see [`finish_class`]), so that `Subclass.from_str` makes a `Subclass`.
     #[classmethod]
     #[pyo3(signature = (**kwargs))]
     fn __init_subclass__(
@@ -319,7 +368,9 @@ impl PyScru128Id {
         }
         let own = cls.getattr("__dict__")?;
         if !own.contains("from_str")? {
-            cls.setattr("from_str", base.getattr("__dict__")?.get_item("_from_str")?)?;
+            if let Some(descriptor) = FROM_STR_OF_CLASS.get(py) {
+                cls.setattr("from_str", descriptor.bind(py))?;
+            }
         }
         // Before CPython 3.10 the package gives `Scru128Id` a `__signature__`
         // (`scru128/__init__.py`); a subclass has its own `__init__` or `__new__` to be
@@ -422,6 +473,18 @@ impl PyScru128Id {
         self.value()
     }
 
+    /// 1.0.1's slot: the 128-bit unsigned integer (set once, on an object made empty
+    /// by `Scru128Id.__new__`).
+    #[getter(_value)]
+    fn get_value(&self) -> PyResult<u128> {
+        self.value()
+    }
+
+    #[setter(_value)]
+    fn set_value(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.set(to_int_value(value)?)
+    }
+
     /// Returns the 44-bit millisecond timestamp field value.
     #[getter]
     fn timestamp(&self) -> PyResult<u64> {
@@ -489,7 +552,7 @@ impl PyScru128Id {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let value = slf.get().value()?;
         let class = slf.get_type();
-        if class.is(slf.py().get_type::<Self>()) {
+        if is_base(&class) {
             Ok(format!("Scru128Id(0x{value:032X})"))
         } else {
             Ok(format!("{}(0x{value:032X})", class.name()?))
@@ -512,41 +575,46 @@ impl PyScru128Id {
             return Ok(py.NotImplemented().into_bound(py));
         };
         let class = slf.get_type();
-        if !class.is(py.get_type::<Self>()) && !other.is_instance(&class)? {
+        if !is_base(&class) && !other.is_instance(&class)? {
             return Ok(py.NotImplemented().into_bound(py));
         }
         let (a, b) = (slf.get().value()?, other.get().value()?);
         Ok(PyBool::new(py, op.matches(a.cmp(&b))).to_owned().into_any())
     }
 
-    /// `Scru128Id(int)` for this class; a subclass is pickled as 1.0.1 pickled its
-    /// objects (its `__init__` is not called, its `__dict__` is kept).
+    /// `Scru128Id(int)` for an ID of this class. An object made empty by `__new__`
+    /// and objects of subclasses are pickled and copied as `object.__reduce_ex__` did
+    /// with 1.0.1's: `copyreg.__newobj__` with the arguments of `__getnewargs_ex__` or
+    /// `__getnewargs__` if the class has one, and the state of `__getstate__` (the
+    /// subclass's own, or `object`'s from CPython 3.11: the `__dict__` and every slot,
+    /// `_value` included), else the same state made here.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
-        let value = slf.get().value()?;
         let class = slf.get_type();
-        if class.is(py.get_type::<Self>()) {
+        let exact = is_base(&class);
+        if let (true, Some(value)) = (exact, slf.get().value.get()) {
             return PyTuple::new(
                 py,
                 [class.into_any(), PyTuple::new(py, [value])?.into_any()],
             );
         }
-        let newobj = py.import("copyreg")?.getattr("__newobj__")?;
-        let dict = match slf.getattr("__dict__") {
-            Ok(dict) if dict.is_truthy()? => dict,
-            _ => py.None().into_bound(py),
+        let copyreg = py.import("copyreg")?;
+        let (constructor, args) = if let Some(f) = slf.getattr_opt("__getnewargs_ex__")? {
+            let (args, kwargs): (Bound<'py, PyTuple>, Bound<'py, PyDict>) = f.call0()?.extract()?;
+            let args = PyTuple::new(py, [class.into_any(), args.into_any(), kwargs.into_any()])?;
+            (copyreg.getattr("__newobj_ex__")?, args)
+        } else {
+            let mut args = vec![class.clone().into_any()];
+            if let Some(f) = slf.getattr_opt("__getnewargs__")? {
+                args.extend(f.call0()?.cast_into::<PyTuple>()?.iter());
+            }
+            (copyreg.getattr("__newobj__")?, PyTuple::new(py, args)?)
         };
-        let slots = PyDict::new(py);
-        slots.set_item("_value", value)?;
-        let state = PyTuple::new(py, [dict, slots.into_any()])?;
-        PyTuple::new(
-            py,
-            [
-                newobj,
-                PyTuple::new(py, [class])?.into_any(),
-                state.into_any(),
-            ],
-        )
+        let state = match slf.getattr_opt("__getstate__")? {
+            Some(getstate) => getstate.call0()?,
+            None => default_state(slf, &copyreg)?,
+        };
+        PyTuple::new(py, [constructor, args.into_any(), state])
     }
 
     /// Loads the state of a pickle written by 1.0.1, `(None, {'_value': int})`, or

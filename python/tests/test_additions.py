@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import datetime
 import random
+import signal
+import threading
 import uuid
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 import scru128
@@ -243,3 +245,78 @@ def test_scru128_strings_follows_a_replaced_default_generator() -> None:
     assert scru128.default_generator is original
     after = scru128.scru128_strings(2)
     assert after[0] < after[1] and not set(after) & set(texts)
+
+
+BATCHES: Dict[str, Tuple[Callable[[], Tuple[Callable[[int], List[Any]], Callable[[], Any]]], int]] = {
+    # (a maker of (the batch, one ID of the same source), IDs in the batch)
+    "default_generator": (lambda: (scru128.default_generator.generate_many, scru128.scru128), 1_000_000),
+    "Scru128Generator()": (lambda: one_of(Scru128Generator()), 1_000_000),
+    "Scru128Generator(rng=Random)": (lambda: one_of(Scru128Generator(rng=random.Random(5))), 200_000),
+    "scru128_strings": (lambda: (scru128.scru128_strings, scru128.scru128_string), 1_000_000),
+}
+
+
+def one_of(g: Scru128Generator) -> Tuple[Callable[[int], List[Any]], Callable[[], Any]]:
+    return g.generate_many, g.generate
+
+
+@pytest.mark.parametrize("kind", BATCHES)
+def test_a_large_batch_checks_for_signals_as_it_goes(kind: str) -> None:
+    # A Python signal handler runs inside the batch (Ctrl-C stops it), not after it:
+    # an ID the handler makes lies between the batch's first and last. (Before: the
+    # batch ran to its end first, over a second for 10**7 IDs.)
+    make, n = BATCHES[kind]
+    batch, one = make()
+    made: List[Any] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: made.append(one()))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.002)
+        ids = batch(n)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert len(ids) == n and len(made) == 1
+    assert ids[0] < made[0] < ids[-1]
+    assert made[0] not in set(ids)
+
+
+def test_ctrl_c_stops_a_large_batch() -> None:
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    g = Scru128Generator()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.002)
+        with pytest.raises(KeyboardInterrupt):
+            g.generate_many(10**7)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    # The generator goes on after the IDs it made.
+    assert g.generate() < g.generate()
+
+
+def test_a_large_batch_lets_other_threads_run() -> None:
+    # The library's generators fill each chunk without the GIL: another thread's IDs
+    # from the same generator fall between the batch's. (Before: none could.)
+    g = Scru128Generator()
+    started, stop = threading.Event(), threading.Event()
+    theirs: List[Scru128Id] = []
+
+    def other() -> None:
+        started.set()
+        while not stop.is_set():
+            theirs.append(g.generate())
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    started.wait()
+    try:
+        ids = g.generate_many(300_000)
+    finally:
+        stop.set()
+        thread.join()
+    inside = [x for x in theirs if ids[0] < x < ids[-1]]
+    assert inside
+    assert not set(inside) & set(ids)

@@ -7,6 +7,8 @@ import datetime
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 from pathlib import Path
 from typing import List, Optional
@@ -40,7 +42,8 @@ def same(ours: subprocess.CompletedProcess[bytes], theirs: subprocess.CompletedP
 
 @pytest.mark.parametrize(
     "args",
-    [["-h"], ["--help"], ["-n"], ["-n", "x"], ["-n", "1.5"], ["-x"], ["extra"], ["-n", "2", "-n"]],
+    [["-h"], ["--help"], ["-n"], ["-n", "x"], ["-n", "1.5"], ["-x"], ["extra"], ["-n", "2", "-n"],
+     ["-n", "generate"], ["extra", "inspect"], ["--form"], ["--he"], ["-h", "--format", "hex"]],
 )
 def test_generate_help_and_usage_errors_are_101s(ours_bin: Path, ref: Reference, args: List[str]) -> None:
     same(*both(ours_bin, ref, "scru128", args))
@@ -154,3 +157,101 @@ def test_inspect_reports_input_that_is_not_text_in_one_line(ours_bin: Path, ref:
 def test_inspect_of_generated_ids_agrees_with_101(ours_bin: Path, ref: Reference) -> None:
     ids = run(ours_bin, "scru128", ["-n", "50"]).stdout
     same(*both(ours_bin, ref, "scru128-inspect", [], stdin=ids))
+
+
+RUST_ONLY = [
+    ["--format", "uuid"],
+    ["--format=hex"],
+    ["-n", "2", "--format", "int"],
+    ["--at", "now"],
+    ["-V"],
+    ["generate", "-n", "3"],
+    ["inspect", "035KKKAKHEG93QIMNV404923V1"],
+    ["bounds", "2024-05-01"],
+    ["check"],
+]
+RUST_COMMANDS = ("generate", "inspect", "convert", "bounds", "check", "completions", "man", "help")
+
+
+def rust_hint(name: str) -> str:
+    kind = "an option" if name.startswith("-") else "a command"
+    return (
+        f"scru128: '{name}' is {kind} of the Rust scru128 command-line tool; this scru128 is the "
+        "Python package's console script, which has only 1.0.1's -n count\n"
+    )
+
+
+def usage_error_then(ours_bin: Path, ref: Reference, args: List[str], path: str) -> str:
+    """Runs both with PATH; checks that ours is 1.0.1's usage error and more; the more."""
+    env = {**ENV, "PATH": path}
+    ours = subprocess.run([str(ours_bin / "scru128"), *args], capture_output=True, env=env, timeout=60)
+    theirs = subprocess.run([str(ref.bin / "scru128"), *args], capture_output=True, env=env, timeout=60)
+    assert ours.returncode == theirs.returncode == 2
+    assert ours.stdout == theirs.stdout == b""
+    their_text, our_text = theirs.stderr.decode(), ours.stderr.decode()
+    assert our_text.startswith(their_text), our_text
+    return our_text[len(their_text):]
+
+
+@pytest.mark.parametrize("args", RUST_ONLY)
+def test_an_option_of_the_rust_cli_is_named_as_such(ours_bin: Path, ref: Reference, tmp_path: Path, args: List[str]) -> None:
+    # The Rust tool is also `scru128`; this one shadows it in an active venv. Its usage
+    # error is 1.0.1's, then says what the argument is and where the Rust tool is.
+    rust = tmp_path / "rust-bin"
+    rust.mkdir()
+    shutil.copy("/bin/true", rust / "scru128")  # a program, not a script: taken for the Rust tool
+    script = tmp_path / "script-bin"
+    script.mkdir()
+    (script / "scru128").write_text("#!/bin/sh\nexit 0\n")  # another console script: passed over
+    (script / "scru128").chmod(0o755)
+    name = args[0] if args[0] in RUST_COMMANDS else next(a.split("=")[0] for a in args if a.startswith("--") or a == "-V")
+    extra = usage_error_then(ours_bin, ref, args, f"{script}:{rust}:/usr/bin:/bin")
+    assert extra == rust_hint(name) + (
+        f"scru128: the Rust tool is {rust}/scru128: run it by that path, or put {rust} first in PATH\n"
+    )
+
+
+def test_without_the_rust_cli_on_path_the_error_says_how_to_get_it(ours_bin: Path, ref: Reference) -> None:
+    extra = usage_error_then(ours_bin, ref, ["--format", "uuid"], "/usr/bin:/bin")
+    assert extra == rust_hint("--format") + (
+        "scru128: no Rust scru128 on PATH; install it with `cargo install --path cli` "
+        "from a clone of the scru128 repository and run ~/.cargo/bin/scru128\n"
+    )
+
+
+@pytest.mark.parametrize("command, args, stdin", [
+    ("scru128", ["-n", "5"], b""),
+    ("scru128", [], b""),
+    ("scru128", ["-h"], b""),
+    ("scru128-inspect", [], (FIXTURES / "inspect-input.txt").read_bytes() + b"bad line\n"),
+])
+def test_a_closed_standard_output_is_as_in_101(ours_bin: Path, ref: Reference, command: str, args: List[str], stdin: bytes) -> None:
+    # `>&-`: Python's sys.stdout is None; 1.0.1's print() wrote nowhere, status 0.
+    # (Before: an AttributeError and status 1.)
+    def closed(bin_dir: Path) -> subprocess.CompletedProcess[bytes]:
+        command_line = " ".join([str(bin_dir / command), *args]) + " >&-"
+        return subprocess.run(["bash", "-c", command_line], input=stdin, capture_output=True, env=ENV, timeout=60)
+
+    ours, theirs = closed(ours_bin), closed(ref.bin)
+    assert theirs.returncode == 0
+    same(ours, theirs)
+
+
+def test_ctrl_c_during_a_long_run_is_as_in_101(ours_bin: Path, ref: Reference) -> None:
+    # 1.0.1: a KeyboardInterrupt traceback, and the process ends by SIGINT (130 in a
+    # shell). (Before: quietly, status 1.)
+    def interrupted(bin_dir: Path) -> subprocess.CompletedProcess[bytes]:
+        process = subprocess.Popen(
+            [str(bin_dir / "scru128"), "-n", "100000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
+        )
+        assert process.stdout and process.stderr
+        assert ID.match(process.stdout.readline().decode().strip())  # running, past its start
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        return subprocess.CompletedProcess(process.args, process.returncode, b"", stderr)
+
+    ours, theirs = interrupted(ours_bin), interrupted(ref.bin)
+    for result in (ours, theirs):
+        assert result.returncode == -signal.SIGINT, result
+        lines = result.stderr.decode().splitlines()
+        assert lines[0] == "Traceback (most recent call last):" and lines[-1] == "KeyboardInterrupt", lines

@@ -24,6 +24,43 @@ KNOWN_DIFFERENCES: Dict[str, Tuple[Any, Any]] = {
     # 1.0.1's objects could not be pickled with protocols 0 and 1.
     "pickle round trip, protocol 0": (("raise", "TypeError"), ("ok", True)),
     "pickle round trip, protocol 1": (("raise", "TypeError"), ("ok", True)),
+    # unittest.mock's autospec of a method of a C class (the generator's generate) is
+    # a mock that is not bound to the object: it is called without the generator.
+    "mock.patch('scru128.Scru128Generator.generate', autospec=True)": (
+        ("ok", ("tuple", [("tuple", [("Scru128Id", 45), ("Scru128Id", 45)]), 2])),
+        ("ok", ("tuple", [("tuple", [("Scru128Id", 44), ("Scru128Id", 44)]), 2])),
+    ),
+    # Calling __init__ again restarted 1.0.1's generator (two states of one generator
+    # could repeat IDs).
+    "generator __init__ called again": (("ok", "Scru128Id"), ("raise", "TypeError")),
+    # PyO3's messages about argument counts do not count self.
+    "argument counts: Scru128Id(1, 2)": (
+        ("ok", ("tuple", ["TypeError", ("list", ["2", "3"])])),
+        ("ok", ("tuple", ["TypeError", ("list", ["1", "2"])])),
+    ),
+    "argument counts: from_str(a, b)": (
+        ("ok", ("tuple", ["TypeError", ("list", ["2", "3"])])),
+        ("ok", ("tuple", ["TypeError", ("list", ["1", "2"])])),
+    ),
+    "argument counts: generate(1)": (
+        ("ok", ("tuple", ["TypeError", ("list", ["1", "2"])])),
+        ("ok", ("tuple", ["TypeError", ("list", ["1"])])),
+    ),
+}
+
+
+# Before CPython 3.10, Python's own messages for these did not name the class
+# ("__init__() missing ...") or the object (an unset slot: just "_value"); this
+# package's name both, as 3.10 and later do. The exception types are the same.
+MESSAGES_OF_PYTHON_BEFORE_3_10 = {
+    "pickle an object made by __new__",
+    "copy an object made by __new__",
+    "message: no argument",
+    "message: wrong keyword",
+    "message: from_str no argument",
+    "message: from_str wrong keyword",
+    "message: from_fields three",
+    "message: empty object",
 }
 
 
@@ -40,11 +77,30 @@ def test_every_case_has_the_outcome_of_101_but_the_known_differences(ref: Refere
     assert theirs.keys() == ours.keys()
     assert len(ours) > 500
     differences = {name: (theirs[name], ours[name]) for name in ours if theirs[name] != ours[name]}
+    if sys.version_info < (3, 10):
+        for name in MESSAGES_OF_PYTHON_BEFORE_3_10:
+            if name in differences:
+                their_outcome, our_outcome = differences.pop(name)
+                assert exception_types(their_outcome) == exception_types(our_outcome), name
     assert differences == KNOWN_DIFFERENCES
+
+
+def exception_types(outcome: Any) -> Any:
+    """The outcome with the messages of ("tuple", [type name, message]) left out."""
+    if isinstance(outcome, tuple) and len(outcome) == 2 and outcome[0] == "tuple" and len(outcome[1]) == 2:
+        first, second = outcome[1]
+        if isinstance(first, str) and first.endswith("Error") and isinstance(second, str):
+            return first
+    if isinstance(outcome, tuple):
+        return tuple(exception_types(part) for part in outcome)
+    if isinstance(outcome, list):
+        return [exception_types(part) for part in outcome]
+    return outcome
 
 
 def test_the_known_differences_are_cases() -> None:
     assert set(KNOWN_DIFFERENCES) <= set(refcases.CASES)
+    assert MESSAGES_OF_PYTHON_BEFORE_3_10 <= set(refcases.CASES)
 
 
 def test_public_names_of_101_exist_with_the_same_kind(ref: Reference) -> None:

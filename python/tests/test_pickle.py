@@ -128,3 +128,50 @@ def test_an_empty_object_can_only_be_set_once() -> None:
     with pytest.raises(AttributeError):
         # A base-class object has no __dict__ for other attributes, as in 1.0.1.
         Scru128Id.__new__(Scru128Id).__setstate__((None, {"other": 1}))
+
+
+def test_subclass_slots_pickled_by_101_load(ref: Reference) -> None:
+    data = ref.run(
+        "import pickle, subclassing\n"
+        "x = subclassing.slotted(42, 'from 1.0.1')\n"
+        "x.note = 7\n"
+        "result = pickle.dumps(x)"
+    )
+    loaded = pickle.loads(data)
+    assert (type(loaded), int(loaded), loaded.tag, loaded.note) == (subclassing.Slotted, 42, "from 1.0.1", 7)
+
+
+def test_our_subclass_slots_load_in_101(ref: Reference) -> None:
+    x = subclassing.slotted(42, "ours")
+    data = pickle.dumps(x)
+    theirs = ref.run(
+        "import pickle, subclassing\n"
+        f"x = pickle.loads({data!r})\n"
+        "result = (type(x).__name__, int(x), x.tag, hasattr(x, 'note'))"
+    )
+    assert theirs == ("Slotted", 42, "ours", False)
+
+
+def test_a_subclass_own_state_goes_both_ways(ref: Reference) -> None:
+    data = pickle.dumps(subclassing.OwnState(21))
+    theirs = ref.run(
+        "import pickle, subclassing\n"
+        f"x = pickle.loads({data!r})\n"
+        "result = (type(x).__name__, x.got, pickle.dumps(subclassing.OwnState(4)))"
+    )
+    assert theirs[:2] == ("OwnState", {"own": 42})
+    assert pickle.loads(theirs[2]).got == {"own": 8}
+
+
+def test_an_object_made_by_new_pickles_both_ways(ref: Reference) -> None:
+    data = pickle.dumps(Scru128Id.__new__(Scru128Id))
+    theirs = ref.run(
+        "import pickle, scru128\n"
+        f"x = pickle.loads({data!r})\n"
+        "result = (type(x).__name__, hasattr(x, '_value'), pickle.dumps(scru128.Scru128Id.__new__(scru128.Scru128Id)))"
+    )
+    assert theirs[:2] == ("Scru128Id", False)
+    empty = pickle.loads(theirs[2])
+    assert type(empty) is Scru128Id
+    with pytest.raises(AttributeError, match="_value"):
+        int(empty)
