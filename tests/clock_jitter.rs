@@ -34,7 +34,7 @@ const RUN: Duration = Duration::from_millis(700);
 
 fn run_in_child(test: &str, mode: &str) {
     let Some(lib) = faketime::library() else {
-        common::skip("set SCRU128_FAKETIME to the path of libfaketime.so.1");
+        common::skip(common::faketime::MISSING);
         return;
     };
     let clock = FakeClock::new(&lib);

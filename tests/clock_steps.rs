@@ -80,8 +80,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         println!(
-            "clock_steps: skipped; set SCRU128_FAKETIME to the path of libfaketime.so.1 \
-             (Debian package libfaketime), or run scripts/test, to step the clock for real"
+            "clock_steps: skipped: libfaketime is not installed (Debian: apt-get install \
+             libfaketime; or set SCRU128_FAKETIME to its libfaketime.so.1), or run \
+             scripts/test, to step the clock for real"
         );
         return ExitCode::SUCCESS;
     };

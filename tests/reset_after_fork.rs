@@ -37,7 +37,7 @@ fn a_reset_whose_reseed_failed_and_was_caught_still_resets() {
         return;
     }
     let Some(lib) = faketime::library() else {
-        common::skip("set SCRU128_FAKETIME to the path of libfaketime.so.1");
+        common::skip(common::faketime::MISSING);
         return;
     };
     let clock = FakeClock::new(&lib);

@@ -41,8 +41,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         println!(
-            "tsc_events: skipped; set SCRU128_FAKETIME to the path of libfaketime.so.1 \
-             (Debian package libfaketime), or run scripts/test"
+            "tsc_events: skipped: libfaketime is not installed (Debian: apt-get install \
+             libfaketime; or set SCRU128_FAKETIME to its libfaketime.so.1), or run \
+             scripts/test"
         );
         return ExitCode::SUCCESS;
     };

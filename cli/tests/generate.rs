@@ -187,11 +187,20 @@ fn bad_arguments_are_usage_errors() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_clock_outside_the_range_is_one_line_and_status_one() {
-    let Some(lib) = std::env::var_os("SCRU128_FAKETIME") else {
+    // SCRU128_FAKETIME, or Debian's libfaketime where it is installed.
+    let lib = std::env::var_os("SCRU128_FAKETIME").or_else(|| {
+        std::fs::read_dir("/usr/lib")
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|dir| dir.path().join("faketime/libfaketime.so.1"))
+            .find(|lib| lib.is_file())
+            .map(std::path::PathBuf::into_os_string)
+    });
+    let Some(lib) = lib else {
         common::skip(
             "a_clock_outside_the_range_is_one_line_and_status_one",
-            "set SCRU128_FAKETIME to the path of libfaketime.so.1 (Debian: libfaketime), \
-             or run scripts/test",
+            "libfaketime is not installed (Debian: apt-get install libfaketime; or set \
+             SCRU128_FAKETIME to its libfaketime.so.1), or run scripts/test",
         );
         return;
     };

@@ -15,9 +15,23 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// The variable that names the offset file for the worker.
 const OFFSET_FILE_ENV: &str = "SCRU128_FAKETIME_OFFSET_FILE";
 
-/// The path of libfaketime, from `SCRU128_FAKETIME`; `None` where it is not set.
+/// Why a test that needs libfaketime is skipped, and how to run it.
+pub const MISSING: &str = "libfaketime is not installed (Debian: apt-get install libfaketime; \
+                           or set SCRU128_FAKETIME to its libfaketime.so.1), or run scripts/test";
+
+/// The path of libfaketime: `SCRU128_FAKETIME`, or else Debian's
+/// `/usr/lib/<triplet>/faketime/libfaketime.so.1` where it is installed; `None` where
+/// neither is.
 pub fn library() -> Option<OsString> {
-    std::env::var_os("SCRU128_FAKETIME")
+    if let Some(lib) = std::env::var_os("SCRU128_FAKETIME") {
+        return Some(lib);
+    }
+    std::fs::read_dir("/usr/lib")
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|dir| dir.path().join("faketime/libfaketime.so.1"))
+        .find(|lib| lib.is_file())
+        .map(PathBuf::into_os_string)
 }
 
 /// A fake clock for child processes: a temporary folder with its offset file (at
