@@ -248,6 +248,15 @@ pub mod docs {
     #[doc = include_str!("../docs/format.md")]
     pub mod format {}
 
+    #[doc = include_str!("../docs/library.md")]
+    pub mod library {}
+
+    #[doc = include_str!("../docs/guarantees.md")]
+    pub mod guarantees {}
+
+    #[doc = include_str!("../docs/performance.md")]
+    pub mod performance {}
+
     #[doc = include_str!("../docs/reliability.md")]
     pub mod reliability {}
 }
