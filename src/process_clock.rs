@@ -1037,6 +1037,33 @@ mod tests {
         }
     }
 
+    /// Review of issue 18: the check's 1% tolerates NTP's frequency changes, not
+    /// chrony's slews, which run at up to 8.3% (`maxslewrate` 83 333 ppm) while a
+    /// large offset is corrected (after a resume, or when `makestep` no longer
+    /// applies). An idle process (a call a second) sees each start of such a slew as
+    /// a counter that slowed down: one strike; two starts within a minute (a second
+    /// correction, or a slew that chrony raises again) give the TSC up for the life
+    /// of the process, though nothing is wrong with it. The README and the
+    /// `SystemClock` docs say that NTP's corrections never give it up. Fails on the
+    /// current code.
+    #[test]
+    #[ignore = "fails: two chrony slews of 8.3% within a minute give the TSC up (review of issue 18)"]
+    fn an_idle_process_under_two_chrony_slews_keeps_the_tsc() {
+        let clock = clock(Sim::new(2.6));
+        let sim = &clock.sources;
+        run(&clock, 10, 30_000_000);
+        for call in 0..60 {
+            match call {
+                5 | 35 => sim.set_slew(83_333),
+                17 | 47 => sim.set_slew(0),
+                _ => {}
+            }
+            sim.advance(1_000_000_000);
+            run(&clock, 10, 1_000);
+            assert!(!sim.tsc_given_up.get(), "given up at call {call}");
+        }
+    }
+
     /// Calls every 10 ns for `total_ns`, without checking what they return.
     fn spin(clock: &Clock, total_ns: u64) {
         let end = clock.sources.true_ns.get() + total_ns;
