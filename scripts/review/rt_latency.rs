@@ -3,8 +3,8 @@
 //! SCHED_FIFO thread of priority 1 on the same CPU does the same in 3 ms bursts with
 //! 1 ms rests, so that the first now and then preempts the second inside one of the
 //! crate's locks. Prints the high-priority calls' percentiles.
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use scru128::{Clock, SystemClock};
@@ -19,13 +19,18 @@ fn pin(cpu: usize) -> bool {
 }
 
 fn fifo(priority: i32) -> bool {
-    let param = libc::sched_param { sched_priority: priority };
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
     // SAFETY: a valid sched_param for the calling thread.
     unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &param) == 0 }
 }
 
 fn sleep_us(us: u64) {
-    let ts = libc::timespec { tv_sec: 0, tv_nsec: (us * 1000) as _ };
+    let ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: (us * 1000) as _,
+    };
     // SAFETY: a valid timespec.
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, 0, &ts, std::ptr::null_mut()) };
 }
