@@ -212,6 +212,19 @@ fn thread_token() -> u32 {
     })
 }
 
+/// Makes the next token handed out `next` (tests: the numbers coming round again after
+/// 2^32 threads).
+#[cfg(test)]
+pub(crate) fn set_next_token(next: u32) {
+    TOKENS.store(next.wrapping_sub(1), Ordering::Relaxed);
+}
+
+/// This thread's token (tests).
+#[cfg(test)]
+pub(crate) fn token() -> u32 {
+    thread_token()
+}
+
 #[cfg(test)]
 mod tests {
     use core::sync::atomic::Ordering;

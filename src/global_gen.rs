@@ -139,9 +139,15 @@ impl<R: PerIdRandom> Local<R> {
         clock: impl FnOnce() -> u64,
         new_rng: impl FnOnce() -> R,
     ) -> Result<Scru128Id, GenerateError> {
-        let rng = match &mut self.rng {
-            Some(rng) if self.block.usable(now_ms, shared, fork_epoch) => rng,
-            _ => self.claim_block(fork_epoch, shared, clock, new_rng)?,
+        let (rng, fork_epoch) = match &mut self.rng {
+            Some(rng) if self.block.usable(now_ms, shared, fork_epoch) => (rng, fork_epoch),
+            // A claim is long enough for a signal handler to fork inside it: the
+            // per-ID draw reads the fork count afresh, so that the child's copy of
+            // the interrupted call reseeds instead of repeating the parent's word.
+            _ => (
+                self.claim_block(fork_epoch, shared, clock, new_rng)?,
+                fork::epoch(),
+            ),
         };
         let per_gen = rng.per_id(fork_epoch);
         let block = &mut self.block;
@@ -542,6 +548,138 @@ mod tests {
             "{child} vs {parent_next}"
         );
         assert!(child > *parent.last().unwrap());
+    }
+
+    /// Review of issue 18 (item 4's "one read of the fork count per ID"): a fork inside
+    /// a claim (a signal handler that interrupted it and forked; here the clock read
+    /// under the lock forks, which is the same moment) makes parent and child return
+    /// the *same ID*, not only the same `(timestamp, counter)`: the interrupted call
+    /// goes on in the child with the fork count it read before the fork, so the
+    /// claim does not move past the parent's state (no fresh counter is drawn within
+    /// the same millisecond) and `per_id` is given the old count, so `DefaultRng`
+    /// does not reseed and hands out the parent's next buffered word. Before 8b519d6
+    /// the per-ID draw read the fork count itself and reseeded in the child (the IDs
+    /// then shared `(timestamp, counter)` but differed). `scru128()`'s docs say the
+    /// IDs are equal only "if the fork came after the ID was made"; here it came
+    /// before. Fails on the current code.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fork_inside_a_claim_never_gives_parent_and_child_the_same_id() {
+        use crate::sources::DefaultRng;
+        use std::io::{Read as _, Write as _};
+        use std::os::fd::FromRawFd as _;
+
+        let shared = Shared::new();
+        let mut t: Local<DefaultRng> = Local {
+            rng: None,
+            block: super::Block::EMPTY,
+        };
+        // One millisecond throughout, so that the second claim steps the counter
+        // (no draw) as any claim within a busy millisecond does.
+        let first = t
+            .next_id(T0, crate::fork::epoch(), &shared, || T0, DefaultRng::new)
+            .unwrap();
+        t.block.end = t.block.next; // the block is spent: the next ID claims
+        let mut fds = [0; 2];
+        // SAFETY: a pipe for the child's answer.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let mut pid = -1;
+        let id = t
+            .next_id(
+                T0,
+                crate::fork::epoch(),
+                &shared,
+                || {
+                    // SAFETY: the child only finishes this claim, writes the ID to the
+                    // pipe and leaves with `_exit`.
+                    pid = unsafe { libc::fork() };
+                    T0
+                },
+                DefaultRng::new,
+            )
+            .unwrap();
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: the write end of the pipe, owned by this child.
+            let mut out = unsafe { std::fs::File::from_raw_fd(fds[1]) };
+            let _ = out.write_all(&id.to_u128().to_be_bytes());
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(0) }
+        }
+        // SAFETY: the parent's copy of the write end, and the read end.
+        unsafe { libc::close(fds[1]) };
+        let mut input = unsafe { std::fs::File::from_raw_fd(fds[0]) };
+        let mut bytes = [0u8; 16];
+        input.read_exact(&mut bytes).expect("the child's ID");
+        let mut status = 0;
+        // SAFETY: waits for the child just made.
+        unsafe { libc::waitpid(pid, &raw mut status, 0) };
+        let child = Scru128Id::from_u128(u128::from_be_bytes(bytes));
+        assert!(id > first);
+        assert_ne!(child, id, "parent and child made the same ID");
+    }
+
+    /// Review of issue 18: thread tokens are 32 bits and come round again after 2^32
+    /// threads (a server that starts a thread per request and calls `scru128()` in
+    /// each, at 10 000 threads a second, gets there in five days). A new thread whose
+    /// token is that of a long-lived thread that holds the shared lock at that moment
+    /// is refused as "nested" and `scru128()` panics ("a claim nested in a claim",
+    /// an `unreachable!`), instead of waiting for the lock. Run in a forked child (the
+    /// token count is process-wide). Fails on the current code.
+    #[cfg(target_os = "linux")]
+    #[test]
+    #[ignore = "fails: a thread whose token came round again panics in scru128() (review of issue 18)"]
+    fn a_thread_whose_token_came_round_again_waits_instead_of_panicking() {
+        use core::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::mpsc;
+
+        // SAFETY: the child starts threads and leaves with `_exit`.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            static HELD: AtomicBool = AtomicBool::new(false);
+            let (release, released) = mpsc::channel::<()>();
+            let long_lived = std::thread::spawn(move || {
+                let token = crate::fork_lock::token();
+                let guard = super::SHARED.state.lock().unwrap();
+                HELD.store(true, Ordering::Release);
+                let _ = released.recv();
+                drop(guard);
+                token
+            });
+            while !HELD.load(Ordering::Acquire) {
+                std::thread::yield_now();
+            }
+            // The token of the thread that holds the lock, 2^32 threads later.
+            let token = {
+                // Read through a short-lived thread: the holder's token is the one
+                // before it (tokens are handed out in order and nothing else runs).
+                let next = std::thread::spawn(crate::fork_lock::token).join().unwrap();
+                next.wrapping_sub(1)
+            };
+            crate::fork_lock::set_next_token(token);
+            let newcomer = std::thread::spawn(|| std::panic::catch_unwind(super::scru128).is_ok());
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let _ = release.send(());
+            let same = long_lived.join().unwrap() == token;
+            let ok = newcomer.join().unwrap_or(false);
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(if same { i32::from(!ok) } else { 2 }) }
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just made.
+        unsafe { libc::waitpid(pid, &raw mut status, 0) };
+        assert!(libc::WIFEXITED(status), "the child died");
+        assert_ne!(
+            libc::WEXITSTATUS(status),
+            2,
+            "the test did not set the token up"
+        );
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "scru128() panicked on a thread whose token came round again"
+        );
     }
 
     #[test]

@@ -969,6 +969,45 @@ mod tests {
         }
     }
 
+    /// Review of issue 18: "a larger difference [than 50 µs] is caught at the next
+    /// read" holds only for reads that are quick. A read up to `CLEAN_READ_NS` (25 µs)
+    /// long still counts as clean, and the check measures from the TSC before each read
+    /// to the monotonic clock read inside it: slow reads on the core ahead (24 µs,
+    /// e.g. interrupts, a hypervisor, libfaketime) and quick ones on the core behind hide
+    /// up to 25 µs of the difference. Cores 70 µs apart then make milliseconds come out
+    /// up to 70 µs late for as long as it lasts, and the TSC is never caught. Fails
+    /// on the current code (the docs' bound would be 50 µs + `CLEAN_READ_NS`).
+    #[test]
+    #[ignore = "fails: cores 70 us apart with slow reads on one are never caught (review of issue 18)"]
+    fn cores_out_of_step_by_more_than_50_us_are_caught_whatever_the_reads_cost() {
+        let clock = clock(Sim::new(2.6));
+        let sim = &clock.sources;
+        run(&clock, 10, 30_000_000);
+        let behind_ns = 70_000u64;
+        sim.core1_ticks_behind.set(behind_ns * 26 / 10);
+        let mut x = 0x9e37_79b9_u64;
+        let mut worst_late_ns = 0u128;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let core = usize::from(x & 1 == 1);
+            sim.core.set(core);
+            sim.read_cost_ns.set(if core == 0 { 24_000 } else { 25 });
+            let shown = sim.shown_ns_at(sim.true_ns.get());
+            let ms = clock.now_ms();
+            if ms < (shown / 1_000_000) as u64 {
+                worst_late_ns =
+                    worst_late_ns.max(shown.saturating_sub(u128::from(ms + 1) * 1_000_000));
+            }
+            sim.advance((x >> 8) % 400_000);
+        }
+        assert!(
+            sim.tsc_given_up.get(),
+            "cores {behind_ns} ns apart never caught; late by up to {worst_late_ns} ns"
+        );
+    }
+
     /// Issue 18, item 3: steps of the system clock are not faults of the counter. The
     /// counter is checked against the monotonic clock, which no step moves: any number
     /// of steps, however close together, keep the rate (the shortcut never even
@@ -1034,6 +1073,33 @@ mod tests {
                 "{ppm} ppm: {} reads",
                 sim.reads.get()
             );
+        }
+    }
+
+    /// Review of issue 18: the check's 1% tolerates NTP's frequency changes, not
+    /// chrony's slews, which run at up to 8.3% (`maxslewrate` 83 333 ppm) while a
+    /// large offset is corrected (after a resume, or when `makestep` no longer
+    /// applies). An idle process (a call a second) sees each start of such a slew as
+    /// a counter that slowed down: one strike; two starts within a minute (a second
+    /// correction, or a slew that chrony raises again) give the TSC up for the life
+    /// of the process, though nothing is wrong with it. The README and the
+    /// `SystemClock` docs say that NTP's corrections never give it up. Fails on the
+    /// current code.
+    #[test]
+    #[ignore = "fails: two chrony slews of 8.3% within a minute give the TSC up (review of issue 18)"]
+    fn an_idle_process_under_two_chrony_slews_keeps_the_tsc() {
+        let clock = clock(Sim::new(2.6));
+        let sim = &clock.sources;
+        run(&clock, 10, 30_000_000);
+        for call in 0..60 {
+            match call {
+                5 | 35 => sim.set_slew(83_333),
+                17 | 47 => sim.set_slew(0),
+                _ => {}
+            }
+            sim.advance(1_000_000_000);
+            run(&clock, 10, 1_000);
+            assert!(!sim.tsc_given_up.get(), "given up at call {call}");
         }
     }
 

@@ -16,6 +16,8 @@
 //! - Held: 300 forks while three threads hammer `SystemClock` (the clock's lock),
 //!   `scru128()` (the shared lock) and a `Mutex<Scru128Generator>`; each child uses
 //!   all three; no child hangs.
+//! - Held (review of issue 18): 200 forks by the raw system call while two threads
+//!   hammer `SystemClock` and `scru128()`: no child hangs, none repeats a parent's ID.
 //! - Held: a generator over a seeded source and a frozen clock moved past the
 //!   per-second renewal, copied into a child and a grandchild (once with the child
 //!   using it before it forks, once not), all filling with `fill` first: the three
@@ -205,6 +207,82 @@ fn forks_while_threads_hammer_the_clock_and_the_generators_never_hang_a_child() 
         h.join().unwrap();
     }
     assert_eq!(hung, 0, "{hung} of {forks} children hung");
+}
+
+// ---------------------------------------------------------------------------------
+// Held (review of issue 18): forks by the raw system call while threads hammer the
+// clock and the shared generator. No handler runs, so only the zeroed fork count tells
+// the child that the crate's locks, maybe held by a thread it does not have, are to be
+// taken over; and the child's IDs must not be the parent's.
+
+#[test]
+fn raw_forks_while_threads_hammer_the_locks_never_hang_a_child_or_repeat_an_id() {
+    let _serial = serial();
+    static STOP: AtomicBool = AtomicBool::new(false);
+    STOP.store(false, Ordering::Relaxed);
+    let busy: Vec<_> = (0..2)
+        .map(|k| {
+            std::thread::spawn(move || {
+                while !STOP.load(Ordering::Relaxed) {
+                    if k == 0 {
+                        std::hint::black_box(SystemClock.unix_ts_ms());
+                    } else {
+                        std::hint::black_box(scru128());
+                    }
+                }
+            })
+        })
+        .collect();
+    let (mut hung, mut failed, mut repeated) = (0, 0, 0);
+    let forks = 200;
+    for _ in 0..forks {
+        let (r, w) = pipe();
+        let _ = scru128();
+        // SAFETY: the raw system call; the child only uses the clock and the
+        // process-wide generator (neither allocates), writes its IDs into a pipe and
+        // leaves with `_exit`.
+        let pid = unsafe { libc::syscall(libc::SYS_fork) };
+        assert!(pid >= 0);
+        if pid == 0 {
+            let mut bytes = [0u8; 16 * 64];
+            let start = Instant::now();
+            let mut last = Scru128Id::MIN;
+            let mut ok = true;
+            // Past the current window, so that the child refreshes the clock too.
+            while start.elapsed() < Duration::from_millis(2) {
+                std::hint::black_box(SystemClock.unix_ts_ms());
+                let id = scru128();
+                ok &= id > last;
+                last = id;
+            }
+            for chunk in bytes.chunks_exact_mut(16) {
+                chunk.copy_from_slice(&scru128().to_bytes());
+            }
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(i32::from(!(ok && write_all(w, &bytes)))) }
+        }
+        // SAFETY: our copy of the write end, closed once.
+        unsafe { libc::close(w) };
+        let parent: HashSet<Scru128Id> = (0..64).map(|_| scru128()).collect();
+        let pid = libc::pid_t::try_from(pid).unwrap();
+        match wait_with_timeout(pid, Duration::from_secs(5)) {
+            None => hung += 1,
+            Some(status) => {
+                failed += usize::from(!libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0);
+                repeated += read_ids(r).iter().filter(|id| parent.contains(id)).count();
+            }
+        }
+    }
+    STOP.store(true, Ordering::Relaxed);
+    for h in busy {
+        h.join().unwrap();
+    }
+    assert_eq!(
+        (hung, failed, repeated),
+        (0, 0, 0),
+        "of {forks} raw forks: children hung, children whose IDs went down (or that \
+         could not write them), IDs the parent made too"
+    );
 }
 
 // ---------------------------------------------------------------------------------
