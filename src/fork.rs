@@ -41,7 +41,7 @@ static COUNTS: AtomicU32 = AtomicU32::new(0);
 fn count() -> &'static AtomicU32 {
     // SAFETY: `COUNT` points to `IN_MEMORY` or to a page mapped read-write for the
     // life of the process (`map_wiped_page`), holding an `AtomicU32` at its start.
-    unsafe { &*COUNT.load(Ordering::Relaxed) }
+    unsafe { &*COUNT.load(Ordering::Acquire) }
 }
 
 /// This process's fork count: different from the count of every ancestor, so a state
@@ -86,7 +86,9 @@ fn wipe_on_fork() {
             // SAFETY: `map_wiped_page` returned a fresh read-write mapping.
             let page = unsafe { &*page };
             page.store(current, Ordering::Relaxed);
-            COUNT.store(core::ptr::from_ref(page).cast_mut(), Ordering::Relaxed);
+            // Release: a thread that sees the page sees the count on it (a fresh
+            // count taken there would look like another process's).
+            COUNT.store(core::ptr::from_ref(page).cast_mut(), Ordering::Release);
         }
     }
 }

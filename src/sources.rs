@@ -127,12 +127,13 @@ impl<F: FnMut() -> u64> Clock for F {
 /// than one another thread was already given (unless the system clock itself went
 /// back): a generator moved between threads sees one clock. After the system clock is
 /// stepped, the old millisecond can still come for less than 1 ms, in every thread
-/// alike; steps and NTP's corrections never turn the shortcut off. Its other worst
-/// cases: cores whose counters fall out of step (the reason a kernel stops trusting
-/// the TSC) can make a millisecond come out late by their difference while it is
-/// under 50 µs, and a larger difference, or a counter whose rate drops unnoticed, is
-/// caught at the next system-clock read; a counter caught twice within a minute is
-/// never used again. A call that interrupts the clock's own read on the same thread
+/// alike; steps, NTP's corrections and chrony's slews never give the shortcut up (a
+/// slew that starts pauses it for a few milliseconds). Its other worst cases: cores
+/// whose counters fall out of step (the reason a kernel stops trusting the TSC) can
+/// make a millisecond come out late by their difference while it is under 50 µs (75 µs
+/// when reads of the system clock are slow), and a larger difference, or a counter
+/// whose rate drops unnoticed, is caught at the next system-clock read; a counter
+/// caught twice within a minute is never used again. A call that interrupts the clock's own read on the same thread
 /// (a signal handler) reads `CLOCK_REALTIME` directly.
 ///
 /// ```

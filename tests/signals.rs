@@ -103,7 +103,11 @@ fn signal_handlers_reading_the_clock_never_hang_or_read_wrong() {
     });
     let start = Instant::now();
     let mut last = (0, Instant::now());
-    while start.elapsed() < Duration::from_secs(3) {
+    // 3 s, and on a loaded machine longer, until a thousand signals were handled (at
+    // most 30 s).
+    while start.elapsed() < Duration::from_secs(3)
+        || (HANDLED.load(Ordering::Relaxed) < 1_000 && start.elapsed() < Duration::from_secs(30))
+    {
         std::thread::sleep(Duration::from_millis(20));
         let p = PROGRESS.load(Ordering::Relaxed);
         if p != last.0 {
@@ -120,7 +124,7 @@ fn signal_handlers_reading_the_clock_never_hang_or_read_wrong() {
     worker.join().unwrap();
     let handled = HANDLED.load(Ordering::Relaxed);
     println!("{sent} signals sent, {handled} handled");
-    assert!(handled > 1_000, "only {handled} signals handled");
+    assert!(handled >= 1_000, "only {handled} signals handled in 30 s");
     assert_eq!(
         OUT_OF_BOUNDS.load(Ordering::Relaxed),
         0,
