@@ -1,4 +1,4 @@
-//! The collision formula of docs/reliability.md, checked against the generator itself.
+//! The collision formula of docs/collisions.md, checked against the generator itself.
 //!
 //! Real IDs never collide often enough to count, so the generator's random fields are
 //! narrowed: [`NarrowRng`] is a random source that tells the fields apart by the width
@@ -23,9 +23,11 @@
 //!   formula, within 5 standard errors. Each check also computes what a wrong
 //!   formula would predict and asserts that the counts reject it (by 5 standard
 //!   errors or more; in practice by 12 to 800 in debug builds).
+//! - `the_tables_in_the_docs_follow_from_the_formula`: the tables of
+//!   docs/collisions.md and docs/reliability.md are the formula's values.
 //!
 //! Debug builds run 40 trials of each scenario (about 2 s each here), release builds
-//! 400:
+//! 400; docs/collisions.md gives a run of 4000:
 //!
 //! ```text
 //! cargo test --release --test collisions -- --nocapture
@@ -885,4 +887,276 @@ fn narrowed_per_sec_random_clumps_collisions_within_a_second() {
         },
     ];
     check_scenario("per_sec_random", sc, &wrong);
+}
+
+// ---------------------------------------------------------------------------------
+// The real widths: the tables of the docs.
+// ---------------------------------------------------------------------------------
+
+/// A year of 365.25 days, in milliseconds.
+const YEAR_MS: f64 = 365.25 * 86_400_000.0;
+
+/// Expected pairs of equal IDs when `g` generators each make `n` IDs in every
+/// millisecond of `ms` milliseconds, to leading order: `ms·C(g, 2)·n²/2^84`.
+fn expected_pairs(g: f64, n: f64, ms: f64) -> f64 {
+    ms * g * (g - 1.0) / 2.0 * n * n / 2f64.powi(84)
+}
+
+/// The steady-state `E[O]` of two generators making `n` IDs per millisecond with
+/// 28-bit counters, relative to the leading term `n²/2^28`, minus 1.
+#[allow(clippy::cast_precision_loss)]
+fn edge_correction(n: usize) -> f64 {
+    let wall_ms = 12;
+    let laws = wall_and_tail_laws(1 << 28, n, wall_ms, false, None);
+    let (a, b) = (laws[wall_ms - 2], laws[wall_ms - 1]);
+    assert!(
+        (a.overlap - b.overlap).abs() < 1e-9 * a.overlap,
+        "no steady state after {wall_ms} ms"
+    );
+    let n = n as f64;
+    b.overlap / (n * n / f64::from(COUNTER_RANGE)) - 1.0
+}
+
+const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+
+/// `10` with exponent `e` in superscript digits.
+fn power_of_ten(e: i32) -> String {
+    let mut text = String::from("10");
+    if e < 0 {
+        text.push('⁻');
+    }
+    for digit in e.unsigned_abs().to_string().bytes() {
+        text.push(SUPERSCRIPTS[usize::from(digit - b'0')]);
+    }
+    text
+}
+
+/// Two significant digits: `0.073`, `8.1`, and from 10 on or below 0.01 `7.3·10⁻¹⁴`,
+/// `2·10³`, `10⁷`.
+fn sci(x: f64) -> String {
+    assert!(x > 0.0 && x.is_finite(), "{x}");
+    #[allow(clippy::cast_possible_truncation)]
+    let mut e = x.log10().floor() as i32;
+    let mut mantissa = (x / 10f64.powi(e) * 10.0).round() / 10.0;
+    if mantissa >= 10.0 {
+        mantissa /= 10.0;
+        e += 1;
+    }
+    let digits = format!("{mantissa:.1}");
+    let digits = digits.trim_end_matches('0').trim_end_matches('.');
+    if (-2..1).contains(&e) {
+        // 0.01 <= x < 10: a decimal with two significant digits
+        let places = usize::try_from(1 - e).unwrap();
+        let text = format!("{:.*}", places, mantissa * 10f64.powi(e));
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            text
+        }
+    } else if digits == "1" {
+        power_of_ten(e)
+    } else {
+        format!("{digits}·{}", power_of_ten(e))
+    }
+}
+
+/// The probability of at least one collision, `1 − e^−E`: as [`sci`] below 0.95,
+/// then `1 − 3·10⁻⁴`, and `≈ 1` once `E` is 20 or more.
+fn probability_text(expected: f64) -> String {
+    let p = -(-expected).exp_m1();
+    if p < 0.95 {
+        sci(p)
+    } else if expected < 20.0 {
+        format!("1 − {}", sci((-expected).exp()))
+    } else {
+        "≈ 1".to_owned()
+    }
+}
+
+/// A count as the tables write it: `1 000` up to 9 999, `10⁴` and so on from there.
+fn count_text(x: f64) -> String {
+    if x < 10_000.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let digits = (x as u64).to_string();
+        if digits.len() == 4 {
+            format!("{} {}", &digits[..1], &digits[1..])
+        } else {
+            digits
+        }
+    } else {
+        sci(x)
+    }
+}
+
+/// Reads a number written by [`sci`] or [`count_text`].
+fn parse_number(text: &str) -> f64 {
+    let text: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '`')
+        .collect();
+    let (mantissa, power) = match text.split_once("10") {
+        Some((m, e)) if e.starts_with(|c| c == '⁻' || SUPERSCRIPTS.contains(&c)) => {
+            let m = m.trim_end_matches('·');
+            let negative = e.starts_with('⁻');
+            let digits: String = e
+                .chars()
+                .filter_map(|c| SUPERSCRIPTS.iter().position(|&s| s == c))
+                .map(|d| char::from(b'0' + d as u8))
+                .collect();
+            let e: i32 = digits
+                .parse()
+                .unwrap_or_else(|_| panic!("bad exponent in {text:?}"));
+            (
+                if m.is_empty() {
+                    1.0
+                } else {
+                    m.parse().unwrap_or_else(|_| panic!("bad number {text:?}"))
+                },
+                if negative { -e } else { e },
+            )
+        }
+        _ => (
+            text.parse()
+                .unwrap_or_else(|_| panic!("bad number {text:?}")),
+            0,
+        ),
+    };
+    mantissa * 10f64.powi(power)
+}
+
+const TABLE_GENERATORS: [f64; 6] = [1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
+const TABLE_PER_MS: [f64; 7] = [1.0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6];
+
+/// A table of docs/collisions.md: `cell(G, N)` for each row `G` and column `N`.
+fn table(cell: impl Fn(f64, f64) -> String) -> String {
+    let mut text = String::from("| generators `G` |");
+    for n in TABLE_PER_MS {
+        write!(text, " `N` = {} |", count_text(n)).unwrap();
+    }
+    text.push_str("\n| ---: |");
+    text.push_str(&" ---: |".repeat(TABLE_PER_MS.len()));
+    for g in TABLE_GENERATORS {
+        write!(text, "\n| {} |", count_text(g)).unwrap();
+        for n in TABLE_PER_MS {
+            write!(text, " {} |", cell(g, n)).unwrap();
+        }
+    }
+    text.push('\n');
+    text
+}
+
+fn read_doc(path: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_tables_in_the_docs_follow_from_the_formula() {
+    let doc = read_doc("docs/collisions.md");
+    let probability = table(|g, n| probability_text(expected_pairs(g, n, YEAR_MS)));
+    let expected = table(|g, n| sci(expected_pairs(g, n, YEAR_MS)));
+    for (what, text) in [("probability", &probability), ("expected pairs", &expected)] {
+        assert!(
+            doc.contains(text.as_str()),
+            "docs/collisions.md lacks the {what} table the formula gives:\n{text}"
+        );
+    }
+    // By the rate of all generators together (many generators: C(G, 2) = G²/2).
+    let mut rates = String::from("| IDs per second, all generators |");
+    let mut chances = String::from("\n| P(at least one collision in a year) |");
+    let mut dashes = String::from("\n| --- |");
+    for e in 6..=11 {
+        let per_ms = 10f64.powi(e) / 1000.0;
+        let expected = YEAR_MS * per_ms * per_ms / 2f64.powi(85);
+        write!(rates, " {} |", sci(10f64.powi(e))).unwrap();
+        write!(dashes, " ---: |").unwrap();
+        write!(chances, " {} |", probability_text(expected)).unwrap();
+    }
+    let by_rate = format!("{rates}{dashes}{chances}\n");
+    assert!(
+        doc.contains(&by_rate),
+        "docs/collisions.md lacks the table\n{by_rate}"
+    );
+    // The counter's top: the exact E[O] against the leading term.
+    // (N = 10⁶ takes 2 s in a debug build.)
+    let edge_ns: &[usize] = if cfg!(debug_assertions) {
+        // Straight to the standard error, past the harness's capture, as
+        // `common::skip` does (which would fail this test under scripts/test).
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            "skipped in a debug build: ε at N = 10⁶ in docs/collisions.md (2 s here; \
+             cargo test --release --test collisions checks it)\n"
+                .as_bytes(),
+        );
+        &[10_000, 100_000]
+    } else {
+        &[10_000, 100_000, 1_000_000]
+    };
+    let mut edges = String::from("| `N` |");
+    let mut row = String::from("| `ε` |");
+    for &n in edge_ns {
+        #[allow(clippy::cast_precision_loss)]
+        let n_f = n as f64;
+        write!(edges, " {} |", count_text(n_f)).unwrap();
+        let eps = edge_correction(n);
+        let third = n_f / (3.0 * f64::from(COUNTER_RANGE));
+        assert!(
+            (eps / third - 1.0).abs() < 0.01,
+            "ε({n}) = {eps}, not about N/(3·2^28) = {third}"
+        );
+        write!(row, " +{} |", sci(eps)).unwrap();
+    }
+    println!("{edges}\n{row}");
+    assert!(
+        doc.contains(&row),
+        "docs/collisions.md lacks the row\n{row}"
+    );
+    // Clumps at the real widths, N = 10⁶: the expected number of other collisions of
+    // the same two generators in the same millisecond (overlapping runs) or second
+    // (a shared per_sec_random), for each collision: (2·E[C(O, 2)]/E[O] + 999·E[O])/P.
+    let (n, m) = (1e6, f64::from(COUNTER_RANGE));
+    let overlap = n * n / m;
+    let overlap_pairs = n * (n - 1.0) * (2.0 * n - 1.0) / (6.0 * m);
+    let clump = (2.0 * overlap_pairs / overlap + 999.0 * overlap) / 2f64.powi(32);
+    let clump_text = format!("{:.2}·10⁻³", clump * 1e3);
+    println!("other collisions per collision at N = 10⁶: {clump_text}");
+    assert!(
+        doc.contains(&clump_text),
+        "docs/collisions.md lacks {clump_text}"
+    );
+    // docs/reliability.md's table: each row's figures from its G and N.
+    let reliability = read_doc("docs/reliability.md");
+    let section = reliability
+        .split("## Collisions between generators")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/reliability.md has a section \"Collisions between generators\"");
+    let mut rows = 0;
+    for line in section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.contains("---"))
+    {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() != 6 || cells[0].contains('`') {
+            continue;
+        }
+        let (g, n) = (parse_number(cells[0]), parse_number(cells[1]));
+        let per_ms = expected_pairs(g, n, 1.0);
+        let per_year = expected_pairs(g, n, YEAR_MS);
+        let want = [
+            sci(g * n * 1000.0),
+            sci(per_ms),
+            sci(per_year),
+            probability_text(per_year),
+        ];
+        assert_eq!(cells[2..], want, "docs/reliability.md, row {line}");
+        rows += 1;
+    }
+    assert!(
+        rows >= 10,
+        "docs/reliability.md's collision table has {rows} rows"
+    );
+    println!(
+        "the tables of docs/collisions.md and the {rows} rows of docs/reliability.md's agree with the formula"
+    );
 }
