@@ -259,6 +259,9 @@ pub mod docs {
 
     #[doc = include_str!("../docs/reliability.md")]
     pub mod reliability {}
+
+    #[doc = include_str!("../docs/collisions.md")]
+    pub mod collisions {}
 }
 
 /// The README's examples, checked as doctests.
