@@ -399,7 +399,7 @@ fn casts_have_the_documented_contexts_and_uuid_columns_convert_in_place() {
             expect("scru128", "timestamp with time zone", "e", "f"),
             expect("scru128", "uuid", "a", "b"),
             expect("text", "scru128", "e", "f"),
-            expect("uuid", "scru128", "i", "b"),
+            expect("uuid", "scru128", "a", "b"),
         ]
     );
 
@@ -477,10 +477,15 @@ fn casts_have_the_documented_contexts_and_uuid_columns_convert_in_place() {
         "SELECT n FROM t WHERE id = 'ab1d2f34-0000-0000-0000-000000000000'::uuid",
     );
     assert!(plan.contains("Index Scan using t_pkey"), "{plan}");
-    // no implicit cast the other way: a scru128 is not silently a uuid, nor text
+    // no implicit cast either way: a scru128 is not silently a uuid, nor text, and a
+    // uuid not a scru128
     assert!(
         error_of(&mut db, "SELECT length(gen_scru128())")
             .starts_with("42883: function length(scru128) does not exist"),
+    );
+    assert!(
+        error_of(&mut db, "SELECT scru128_counter(gen_random_uuid())")
+            .starts_with("42883: function scru128_counter(uuid) does not exist"),
     );
     // a text COPY reads every form
     db.batch_execute("CREATE TABLE c (id scru128)").unwrap();
