@@ -12,15 +12,134 @@ ALTER FUNCTION @extschema@.scru128_hash_extended(@extschema@.scru128, bigint) NO
 -- gen_scru128(): LEAKPROOF, as gen_random_uuid() is (no arguments to leak).
 ALTER FUNCTION @extschema@.gen_scru128() LEAKPROOF;
 
+-- The btree and hash classes scru128_ops move from families of their own into
+-- PostgreSQL's uuid_ops families, where a fresh 0.2.0 install creates them (see
+-- pg/src/scru128.sql for why). PostgreSQL has no command that moves a class, and
+-- dropping it would drop the indexes on it. So the new class is created beside the
+-- old one (renamed), and what refers to the old class is pointed at the new one in
+-- the catalog: the default flag, the indexes (pg_index.indclass), partition keys
+-- (pg_partitioned_table.partclass) and their dependencies; then the old class and its
+-- family, which nothing uses any more, are dropped. The indexes are not rebuilt: the
+-- new class orders and hashes by the same functions. Sessions notice the change (the
+-- pg_index and pg_partitioned_table updates invalidate what they cached of those
+-- relations, and a class with a new OID is looked up afresh), so they need not
+-- reconnect.
+
+ALTER OPERATOR CLASS @extschema@.scru128_ops USING btree RENAME TO scru128_ops_0_1_0;
+ALTER OPERATOR CLASS @extschema@.scru128_ops USING hash RENAME TO scru128_ops_0_1_0;
+
+CREATE OPERATOR CLASS @extschema@.scru128_ops
+    FOR TYPE @extschema@.scru128 USING btree FAMILY pg_catalog.uuid_ops AS
+        OPERATOR 1 @extschema@.<,
+        OPERATOR 2 @extschema@.<=,
+        OPERATOR 3 @extschema@.=,
+        OPERATOR 4 @extschema@.>=,
+        OPERATOR 5 @extschema@.>,
+        FUNCTION 1 @extschema@.scru128_cmp(@extschema@.scru128, @extschema@.scru128),
+        FUNCTION 2 @extschema@.scru128_sortsupport(internal),
+        FUNCTION 4 btequalimage(oid);
+
+CREATE OPERATOR CLASS @extschema@.scru128_ops
+    FOR TYPE @extschema@.scru128 USING hash FAMILY pg_catalog.uuid_ops AS
+        OPERATOR 1 @extschema@.=,
+        FUNCTION 1 @extschema@.scru128_hash(@extschema@.scru128),
+        FUNCTION 2 @extschema@.scru128_hash_extended(@extschema@.scru128, bigint);
+
+-- btree: the old class, renamed, gives way to the new one, made the default in its place
+UPDATE pg_catalog.pg_opclass SET opcdefault = (opcname = 'scru128_ops')
+ WHERE opcnamespace = '@extschema@'::regnamespace AND opcname IN ('scru128_ops', 'scru128_ops_0_1_0')
+   AND opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'btree');
+WITH m AS (
+    SELECT old.oid AS old_class, new.oid AS new_class
+      FROM pg_catalog.pg_opclass old JOIN pg_catalog.pg_opclass new ON new.opcmethod = old.opcmethod
+     WHERE old.opcname = 'scru128_ops_0_1_0' AND new.opcname = 'scru128_ops'
+       AND old.opcnamespace = '@extschema@'::regnamespace AND new.opcnamespace = old.opcnamespace
+       AND old.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'btree'))
+UPDATE pg_catalog.pg_index i
+   SET indclass = (SELECT pg_catalog.string_agg(CASE WHEN c = m.old_class THEN m.new_class ELSE c END::text,
+                                                ' ' ORDER BY n)
+                     FROM unnest(i.indclass::pg_catalog.oid[]) WITH ORDINALITY AS u (c, n))::pg_catalog.oidvector
+  FROM m WHERE m.old_class = ANY (i.indclass::pg_catalog.oid[]);
+WITH m AS (
+    SELECT old.oid AS old_class, new.oid AS new_class
+      FROM pg_catalog.pg_opclass old JOIN pg_catalog.pg_opclass new ON new.opcmethod = old.opcmethod
+     WHERE old.opcname = 'scru128_ops_0_1_0' AND new.opcname = 'scru128_ops'
+       AND old.opcnamespace = '@extschema@'::regnamespace AND new.opcnamespace = old.opcnamespace
+       AND old.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'btree'))
+UPDATE pg_catalog.pg_partitioned_table p
+   SET partclass = (SELECT pg_catalog.string_agg(CASE WHEN c = m.old_class THEN m.new_class ELSE c END::text,
+                                                 ' ' ORDER BY n)
+                      FROM unnest(p.partclass::pg_catalog.oid[]) WITH ORDINALITY AS u (c, n))::pg_catalog.oidvector
+  FROM m WHERE m.old_class = ANY (p.partclass::pg_catalog.oid[]);
+WITH m AS (
+    SELECT old.oid AS old_class, new.oid AS new_class
+      FROM pg_catalog.pg_opclass old JOIN pg_catalog.pg_opclass new ON new.opcmethod = old.opcmethod
+     WHERE old.opcname = 'scru128_ops_0_1_0' AND new.opcname = 'scru128_ops'
+       AND old.opcnamespace = '@extschema@'::regnamespace AND new.opcnamespace = old.opcnamespace
+       AND old.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'btree'))
+UPDATE pg_catalog.pg_depend d SET refobjid = m.new_class
+  FROM m
+ WHERE d.refclassid = 'pg_catalog.pg_opclass'::regclass AND d.refobjid = m.old_class
+   AND d.classid = 'pg_catalog.pg_class'::regclass;
+-- what sessions cached of a partitioned table goes when its pg_class row changes
+UPDATE pg_catalog.pg_class SET relname = relname
+ WHERE oid IN (SELECT p.partrelid FROM pg_catalog.pg_partitioned_table p JOIN pg_catalog.pg_opclass c
+                 ON c.oid = ANY (p.partclass::pg_catalog.oid[])
+                WHERE c.opcname = 'scru128_ops' AND c.opcnamespace = '@extschema@'::regnamespace
+                  AND c.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'btree'));
+DROP OPERATOR CLASS @extschema@.scru128_ops_0_1_0 USING btree;
+DROP OPERATOR FAMILY @extschema@.scru128_ops USING btree;
+
+-- hash: the old class, renamed, gives way to the new one, made the default in its place
+UPDATE pg_catalog.pg_opclass SET opcdefault = (opcname = 'scru128_ops')
+ WHERE opcnamespace = '@extschema@'::regnamespace AND opcname IN ('scru128_ops', 'scru128_ops_0_1_0')
+   AND opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'hash');
+WITH m AS (
+    SELECT old.oid AS old_class, new.oid AS new_class
+      FROM pg_catalog.pg_opclass old JOIN pg_catalog.pg_opclass new ON new.opcmethod = old.opcmethod
+     WHERE old.opcname = 'scru128_ops_0_1_0' AND new.opcname = 'scru128_ops'
+       AND old.opcnamespace = '@extschema@'::regnamespace AND new.opcnamespace = old.opcnamespace
+       AND old.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'hash'))
+UPDATE pg_catalog.pg_index i
+   SET indclass = (SELECT pg_catalog.string_agg(CASE WHEN c = m.old_class THEN m.new_class ELSE c END::text,
+                                                ' ' ORDER BY n)
+                     FROM unnest(i.indclass::pg_catalog.oid[]) WITH ORDINALITY AS u (c, n))::pg_catalog.oidvector
+  FROM m WHERE m.old_class = ANY (i.indclass::pg_catalog.oid[]);
+WITH m AS (
+    SELECT old.oid AS old_class, new.oid AS new_class
+      FROM pg_catalog.pg_opclass old JOIN pg_catalog.pg_opclass new ON new.opcmethod = old.opcmethod
+     WHERE old.opcname = 'scru128_ops_0_1_0' AND new.opcname = 'scru128_ops'
+       AND old.opcnamespace = '@extschema@'::regnamespace AND new.opcnamespace = old.opcnamespace
+       AND old.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'hash'))
+UPDATE pg_catalog.pg_partitioned_table p
+   SET partclass = (SELECT pg_catalog.string_agg(CASE WHEN c = m.old_class THEN m.new_class ELSE c END::text,
+                                                 ' ' ORDER BY n)
+                      FROM unnest(p.partclass::pg_catalog.oid[]) WITH ORDINALITY AS u (c, n))::pg_catalog.oidvector
+  FROM m WHERE m.old_class = ANY (p.partclass::pg_catalog.oid[]);
+WITH m AS (
+    SELECT old.oid AS old_class, new.oid AS new_class
+      FROM pg_catalog.pg_opclass old JOIN pg_catalog.pg_opclass new ON new.opcmethod = old.opcmethod
+     WHERE old.opcname = 'scru128_ops_0_1_0' AND new.opcname = 'scru128_ops'
+       AND old.opcnamespace = '@extschema@'::regnamespace AND new.opcnamespace = old.opcnamespace
+       AND old.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'hash'))
+UPDATE pg_catalog.pg_depend d SET refobjid = m.new_class
+  FROM m
+ WHERE d.refclassid = 'pg_catalog.pg_opclass'::regclass AND d.refobjid = m.old_class
+   AND d.classid = 'pg_catalog.pg_class'::regclass;
+-- what sessions cached of a partitioned table goes when its pg_class row changes
+UPDATE pg_catalog.pg_class SET relname = relname
+ WHERE oid IN (SELECT p.partrelid FROM pg_catalog.pg_partitioned_table p JOIN pg_catalog.pg_opclass c
+                 ON c.oid = ANY (p.partclass::pg_catalog.oid[])
+                WHERE c.opcname = 'scru128_ops' AND c.opcnamespace = '@extschema@'::regnamespace
+                  AND c.opcmethod = (SELECT oid FROM pg_catalog.pg_am WHERE amname = 'hash'));
+DROP OPERATOR CLASS @extschema@.scru128_ops_0_1_0 USING hash;
+DROP OPERATOR FAMILY @extschema@.scru128_ops USING hash;
+
 -- Comparison with uuid, both ways round: the same byte order, by the same uuid
 -- functions. With these, `id = $1` with a uuid parameter has an exact operator (no cast
 -- is involved, so no operator that another role creates for these types elsewhere on
 -- the search path can be a better match), and both a scru128 index and a uuid index
--- serve it (the operators are in both types' btree and hash families, below). `=` is
--- HASHES (hash joins between the types) but not MERGES: a merge join needs both types'
--- own order operators in one btree family, and putting scru128's into uuid_ops (or
--- uuid's into scru128_ops) would let the planner take a column's sort order from the
--- other family and miss the column's own index.
+-- serve it: the two types share PostgreSQL's uuid_ops families (below).
 
 CREATE FUNCTION @extschema@.scru128_eq_uuid(@extschema@.scru128, uuid) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_eq';
@@ -55,7 +174,7 @@ CREATE OPERATOR @extschema@.= (
     LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
     FUNCTION = @extschema@.scru128_eq_uuid,
     COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
-    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
 CREATE OPERATOR @extschema@.<> (
     LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
@@ -91,7 +210,7 @@ CREATE OPERATOR @extschema@.= (
     LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
     FUNCTION = @extschema@.uuid_eq_scru128,
     COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
-    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
 CREATE OPERATOR @extschema@.<> (
     LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
@@ -124,26 +243,8 @@ CREATE OPERATOR @extschema@.>= (
     RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
 
--- The cross-type operators in the btree and hash families of both types: of
--- scru128_ops (a scru128 index serves `id = $1` with a uuid $1) and of PostgreSQL's
--- uuid_ops (a uuid index serves `u = id`); hash joins between the two types.
--- A hash family holds a hash function for each of its types (the two hash alike:
--- scru128_hash is uuid_hash). Only cross-type operators are added (see above), and
--- queries that involve no scru128 plan as before (the tests compare their plans).
+-- The cross-type operators, in the same families (removed with the extension).
 
-ALTER OPERATOR FAMILY @extschema@.scru128_ops USING btree ADD
-    OPERATOR 1 @extschema@.< (@extschema@.scru128, uuid),
-    OPERATOR 2 @extschema@.<= (@extschema@.scru128, uuid),
-    OPERATOR 3 @extschema@.= (@extschema@.scru128, uuid),
-    OPERATOR 4 @extschema@.>= (@extschema@.scru128, uuid),
-    OPERATOR 5 @extschema@.> (@extschema@.scru128, uuid),
-    OPERATOR 1 @extschema@.< (uuid, @extschema@.scru128),
-    OPERATOR 2 @extschema@.<= (uuid, @extschema@.scru128),
-    OPERATOR 3 @extschema@.= (uuid, @extschema@.scru128),
-    OPERATOR 4 @extschema@.>= (uuid, @extschema@.scru128),
-    OPERATOR 5 @extschema@.> (uuid, @extschema@.scru128),
-    FUNCTION 1 @extschema@.scru128_cmp_uuid(@extschema@.scru128, uuid),
-    FUNCTION 1 @extschema@.uuid_cmp_scru128(uuid, @extschema@.scru128);
 ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING btree ADD
     OPERATOR 1 @extschema@.< (@extschema@.scru128, uuid),
     OPERATOR 2 @extschema@.<= (@extschema@.scru128, uuid),
@@ -157,17 +258,9 @@ ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING btree ADD
     OPERATOR 5 @extschema@.> (uuid, @extschema@.scru128),
     FUNCTION 1 @extschema@.scru128_cmp_uuid(@extschema@.scru128, uuid),
     FUNCTION 1 @extschema@.uuid_cmp_scru128(uuid, @extschema@.scru128);
-
-ALTER OPERATOR FAMILY @extschema@.scru128_ops USING hash ADD
-    OPERATOR 1 @extschema@.= (@extschema@.scru128, uuid),
-    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128),
-    FUNCTION 1 pg_catalog.uuid_hash(uuid),
-    FUNCTION 2 pg_catalog.uuid_hash_extended(uuid, bigint);
 ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING hash ADD
     OPERATOR 1 @extschema@.= (@extschema@.scru128, uuid),
-    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128),
-    FUNCTION 1 @extschema@.scru128_hash(@extschema@.scru128),
-    FUNCTION 2 @extschema@.scru128_hash_extended(@extschema@.scru128, bigint);
+    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128);
 
 -- uuid -> scru128 is an assignment cast, no longer implicit: a query that involves no
 -- scru128 value resolves as it would without the extension. Expressions stored before

@@ -100,11 +100,7 @@ CREATE OPERATOR @extschema@.>= (
 -- functions. With these, `id = $1` with a uuid parameter has an exact operator (no cast
 -- is involved, so no operator that another role creates for these types elsewhere on
 -- the search path can be a better match), and both a scru128 index and a uuid index
--- serve it (the operators are in both types' btree and hash families, below). `=` is
--- HASHES (hash joins between the types) but not MERGES: a merge join needs both types'
--- own order operators in one btree family, and putting scru128's into uuid_ops (or
--- uuid's into scru128_ops) would let the planner take a column's sort order from the
--- other family and miss the column's own index.
+-- serve it: the two types share PostgreSQL's uuid_ops families (below).
 
 CREATE FUNCTION @extschema@.scru128_eq_uuid(@extschema@.scru128, uuid) RETURNS boolean
     IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_eq';
@@ -139,7 +135,7 @@ CREATE OPERATOR @extschema@.= (
     LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
     FUNCTION = @extschema@.scru128_eq_uuid,
     COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
-    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
 CREATE OPERATOR @extschema@.<> (
     LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
@@ -175,7 +171,7 @@ CREATE OPERATOR @extschema@.= (
     LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
     FUNCTION = @extschema@.uuid_eq_scru128,
     COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
-    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
 );
 CREATE OPERATOR @extschema@.<> (
     LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
@@ -210,9 +206,21 @@ CREATE OPERATOR @extschema@.>= (
 
 -- Operator classes: btree (with sort support; btequalimage allows deduplication), hash,
 -- and BRIN minmax (time-ordered keys keep each block range's min and max close).
+--
+-- The btree and hash classes belong to PostgreSQL's uuid_ops families, as name_ops
+-- belongs to text_ops: one family orders (and hashes) both types alike, with the
+-- cross-type operators in it too. A scru128 index then serves `id = $1` with a uuid
+-- $1 (also `id = ANY($1)` with a uuid[], which sorts the array with the family's
+-- uuid functions) and a uuid index serves `u = id`; merge and hash joins work between
+-- the types, and the planner can carry equalities across them. Families of their own
+-- would need each other's same-type operators for all that (an index scan with a
+-- uuid[] fails without them), and an operator in two btree families takes its order
+-- from the first one: ORDER BY id would then go by uuid_ops and miss the index of id.
+-- Nothing of uuid changes: its operators and functions are in uuid_ops as before, and
+-- queries that involve no scru128 plan as before (the tests compare their plans).
 
 CREATE OPERATOR CLASS @extschema@.scru128_ops
-    DEFAULT FOR TYPE @extschema@.scru128 USING btree AS
+    DEFAULT FOR TYPE @extschema@.scru128 USING btree FAMILY pg_catalog.uuid_ops AS
         OPERATOR 1 @extschema@.<,
         OPERATOR 2 @extschema@.<=,
         OPERATOR 3 @extschema@.=,
@@ -223,7 +231,7 @@ CREATE OPERATOR CLASS @extschema@.scru128_ops
         FUNCTION 4 btequalimage(oid);
 
 CREATE OPERATOR CLASS @extschema@.scru128_ops
-    DEFAULT FOR TYPE @extschema@.scru128 USING hash AS
+    DEFAULT FOR TYPE @extschema@.scru128 USING hash FAMILY pg_catalog.uuid_ops AS
         OPERATOR 1 @extschema@.=,
         FUNCTION 1 @extschema@.scru128_hash(@extschema@.scru128),
         FUNCTION 2 @extschema@.scru128_hash_extended(@extschema@.scru128, bigint);
@@ -240,26 +248,8 @@ CREATE OPERATOR CLASS @extschema@.scru128_minmax_ops
         FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
         FUNCTION 4 brin_minmax_union(internal, internal, internal);
 
--- The cross-type operators in the btree and hash families of both types: of
--- scru128_ops (a scru128 index serves `id = $1` with a uuid $1) and of PostgreSQL's
--- uuid_ops (a uuid index serves `u = id`); hash joins between the two types.
--- A hash family holds a hash function for each of its types (the two hash alike:
--- scru128_hash is uuid_hash). Only cross-type operators are added (see above), and
--- queries that involve no scru128 plan as before (the tests compare their plans).
+-- The cross-type operators, in the same families (removed with the extension).
 
-ALTER OPERATOR FAMILY @extschema@.scru128_ops USING btree ADD
-    OPERATOR 1 @extschema@.< (@extschema@.scru128, uuid),
-    OPERATOR 2 @extschema@.<= (@extschema@.scru128, uuid),
-    OPERATOR 3 @extschema@.= (@extschema@.scru128, uuid),
-    OPERATOR 4 @extschema@.>= (@extschema@.scru128, uuid),
-    OPERATOR 5 @extschema@.> (@extschema@.scru128, uuid),
-    OPERATOR 1 @extschema@.< (uuid, @extschema@.scru128),
-    OPERATOR 2 @extschema@.<= (uuid, @extschema@.scru128),
-    OPERATOR 3 @extschema@.= (uuid, @extschema@.scru128),
-    OPERATOR 4 @extschema@.>= (uuid, @extschema@.scru128),
-    OPERATOR 5 @extschema@.> (uuid, @extschema@.scru128),
-    FUNCTION 1 @extschema@.scru128_cmp_uuid(@extschema@.scru128, uuid),
-    FUNCTION 1 @extschema@.uuid_cmp_scru128(uuid, @extschema@.scru128);
 ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING btree ADD
     OPERATOR 1 @extschema@.< (@extschema@.scru128, uuid),
     OPERATOR 2 @extschema@.<= (@extschema@.scru128, uuid),
@@ -273,17 +263,9 @@ ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING btree ADD
     OPERATOR 5 @extschema@.> (uuid, @extschema@.scru128),
     FUNCTION 1 @extschema@.scru128_cmp_uuid(@extschema@.scru128, uuid),
     FUNCTION 1 @extschema@.uuid_cmp_scru128(uuid, @extschema@.scru128);
-
-ALTER OPERATOR FAMILY @extschema@.scru128_ops USING hash ADD
-    OPERATOR 1 @extschema@.= (@extschema@.scru128, uuid),
-    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128),
-    FUNCTION 1 pg_catalog.uuid_hash(uuid),
-    FUNCTION 2 pg_catalog.uuid_hash_extended(uuid, bigint);
 ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING hash ADD
     OPERATOR 1 @extschema@.= (@extschema@.scru128, uuid),
-    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128),
-    FUNCTION 1 @extschema@.scru128_hash(@extschema@.scru128),
-    FUNCTION 2 @extschema@.scru128_hash_extended(@extschema@.scru128, bigint);
+    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128);
 
 -- min() and max(), which use a btree index (SORTOP) like those of the built-in types.
 

@@ -1,6 +1,7 @@
-//! Comparisons of `scru128` with `uuid`, both ways round: exact operators in the btree
-//! and hash families of both types, with uuid's byte order; either type's index serves
-//! them; an operator another role creates cannot take their place.
+//! Comparisons of `scru128` with `uuid`, both ways round: exact operators, with uuid's
+//! byte order, in the btree and hash families that the two types share (PostgreSQL's
+//! uuid_ops); either type's index serves them, also with arrays of the other type; an
+//! operator another role creates cannot take their place.
 
 mod common;
 
@@ -59,34 +60,44 @@ fn the_operators_exist_exactly_in_both_orders_on_the_uuid_functions() {
             assert!(row.get::<_, bool>(3) && row.get::<_, bool>(4), "{op}");
         }
     }
-    // members of the btree and hash families of both types (5 + 1 per order)
-    let members: Vec<(String, String, i64)> = db
+    // one btree and one hash family, PostgreSQL's uuid_ops, holds both types' classes
+    // and the cross-type operators (5 + 1 per order), complete: amvalidate passes
+    let members: Vec<(String, String, String, i64)> = db
         .query(
-            "SELECT f.opfname::text || ' ' || a.amname, format_type(o.amoplefttype, NULL), count(*)
+            "SELECT f.opfname::text || ' ' || a.amname, format_type(o.amoplefttype, NULL),
+                    format_type(o.amoprighttype, NULL), count(*)
                FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily JOIN pg_am a ON a.oid = f.opfmethod
-              WHERE o.amoplefttype <> o.amoprighttype
-                AND 'scru128'::regtype IN (o.amoplefttype, o.amoprighttype)
-              GROUP BY 1, 2 ORDER BY 1, 2",
+              WHERE 'scru128'::regtype IN (o.amoplefttype, o.amoprighttype) AND a.amname <> 'brin'
+              GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
             &[],
         )
         .unwrap()
         .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
         .collect();
-    let m = |f: &str, t: &str, n: i64| (f.to_owned(), t.to_owned(), n);
+    let m = |f: &str, l: &str, r: &str, n: i64| (f.to_owned(), l.to_owned(), r.to_owned(), n);
     assert_eq!(
         members,
         [
-            m("scru128_ops btree", "scru128", 5),
-            m("scru128_ops btree", "uuid", 5),
-            m("scru128_ops hash", "scru128", 1),
-            m("scru128_ops hash", "uuid", 1),
-            m("uuid_ops btree", "scru128", 5),
-            m("uuid_ops btree", "uuid", 5),
-            m("uuid_ops hash", "scru128", 1),
-            m("uuid_ops hash", "uuid", 1),
+            m("uuid_ops btree", "scru128", "scru128", 5),
+            m("uuid_ops btree", "scru128", "uuid", 5),
+            m("uuid_ops btree", "uuid", "scru128", 5),
+            m("uuid_ops hash", "scru128", "scru128", 1),
+            m("uuid_ops hash", "scru128", "uuid", 1),
+            m("uuid_ops hash", "uuid", "scru128", 1),
         ]
     );
+    let invalid: Vec<String> = db
+        .query(
+            "SELECT c.opcname || ' ' || a.amname FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+              WHERE c.opcname IN ('uuid_ops', 'scru128_ops', 'scru128_minmax_ops') AND NOT amvalidate(c.oid)",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert!(invalid.is_empty(), "amvalidate fails for {invalid:?}");
 }
 
 #[test]
@@ -199,6 +210,56 @@ fn either_index_serves_a_comparison_with_the_other_type() {
             "a cast in the plan: {sql}\n{plan}"
         );
     }
+    // arrays of the other type (sqlx binds a Vec of IDs as uuid[]), = and inequalities
+    let keys = "'{c4ca4238-a0b9-2382-0dcc-509a6f75849b,c81e728d-9d4c-2f63-6f06-7f89cc14862c}'";
+    for (sql, index, count) in [
+        (
+            format!("SELECT count(*) FROM s WHERE id = ANY ({keys}::uuid[])"),
+            "s_pkey",
+            2,
+        ),
+        (
+            format!("SELECT count(*) FROM s WHERE id < ANY ({keys}::uuid[])"),
+            "s_pkey",
+            -1,
+        ),
+        (
+            format!("SELECT count(*) FROM s WHERE id > ALL ({keys}::uuid[])"),
+            "s_pkey",
+            -1,
+        ),
+        (
+            format!("SELECT count(*) FROM u WHERE u = ANY ({keys}::uuid[]::scru128[])"),
+            "u_pkey",
+            2,
+        ),
+        (
+            format!("SELECT count(*) FROM u WHERE u >= ANY ({keys}::uuid[]::scru128[])"),
+            "u_pkey",
+            -1,
+        ),
+    ] {
+        let plan = explain(&mut db, &sql);
+        assert!(
+            plan.contains(&format!("Scan using {index}")),
+            "{sql}\n{plan}"
+        );
+        let got: i64 = db
+            .query_one(&sql, &[])
+            .unwrap_or_else(|err| panic!("{sql}: {}", describe(&err)))
+            .get(0);
+        // the same count through uuid's own operators
+        let reference = sql
+            .replace("FROM s WHERE id", "FROM s WHERE id::uuid")
+            .replace("::uuid[]::scru128[]", "::uuid[]");
+        db.batch_execute("SET enable_seqscan = on").unwrap();
+        let want: i64 = db.query_one(&reference, &[]).unwrap().get(0);
+        db.batch_execute("SET enable_seqscan = off").unwrap();
+        assert_eq!(got, want, "{sql}");
+        if count >= 0 {
+            assert_eq!(got, count, "{sql}");
+        }
+    }
     // the hash indexes alone
     db.batch_execute("ALTER TABLE s DROP CONSTRAINT s_pkey; ALTER TABLE u DROP CONSTRAINT u_pkey")
         .unwrap();
@@ -232,7 +293,7 @@ fn either_index_serves_a_comparison_with_the_other_type() {
 }
 
 #[test]
-fn hash_and_nested_loop_joins_between_the_types_agree() {
+fn hash_merge_and_nested_loop_joins_between_the_types_agree() {
     let (mut db, _) = fresh_db_on(0, "cross_joins", true);
     db.batch_execute(
         "CREATE TABLE s (id scru128 NOT NULL);
@@ -242,11 +303,14 @@ fn hash_and_nested_loop_joins_between_the_types_agree() {
          ANALYZE s; ANALYZE u;",
     )
     .unwrap();
-    // (no merge join: `=` between the types is not MERGES, see src/scru128.sql)
     for (settings, node) in [
         (
             "SET enable_mergejoin = off; SET enable_nestloop = off",
             "Hash Join",
+        ),
+        (
+            "SET enable_hashjoin = off; SET enable_nestloop = off",
+            "Merge Join",
         ),
         (
             "SET enable_hashjoin = off; SET enable_mergejoin = off",

@@ -55,6 +55,19 @@ pub fn catalog(db: &mut Client) -> Vec<String> {
                  p.amprocrighttype::regtype, p.amprocnum, p.amproc::regprocedure)
            FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily JOIN pg_am a ON a.oid = f.opfmethod
           WHERE f.opfname LIKE 'scru128%' OR f.opfname = 'uuid_ops'",
+        // the dependencies of the classes and of the families' members (a moved class
+        // must depend on what a created one does)
+        "SELECT concat_ws(' ', 'depend', pg_describe_object(d.classid, d.objid, d.objsubid),
+                 pg_describe_object(d.refclassid, d.refobjid, d.refobjsubid), d.deptype)
+           FROM pg_depend d
+          WHERE (d.classid = 'pg_opclass'::regclass
+                 AND d.objid IN (SELECT oid FROM pg_opclass WHERE opcintype = 'scru128'::regtype))
+             OR (d.classid = 'pg_amop'::regclass AND d.objid IN (
+                   SELECT o.oid FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily
+                    WHERE f.opfname LIKE 'scru128%' OR f.opfname = 'uuid_ops'))
+             OR (d.classid = 'pg_amproc'::regclass AND d.objid IN (
+                   SELECT p.oid FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
+                    WHERE f.opfname LIKE 'scru128%' OR f.opfname = 'uuid_ops'))",
         // the type and its array type
         "SELECT concat_ws(' ', 'type', t.oid::regtype, t.typlen, t.typbyval, t.typtype, t.typcategory,
                  t.typispreferred, t.typinput::regproc, t.typoutput::regproc, t.typreceive::regproc,
@@ -97,6 +110,15 @@ const DATA: &str = "
     CREATE INDEX item_u ON item (u);
     INSERT INTO item (u, n) SELECT gen_random_uuid(), n FROM generate_series(1, 20000) n;
     UPDATE item SET u = id::uuid WHERE n % 2 = 0;
+    -- partition keys use the classes too (hash and range)
+    CREATE TABLE by_hash (id scru128 NOT NULL, n int) PARTITION BY HASH (id);
+    CREATE TABLE by_hash_0 PARTITION OF by_hash FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+    CREATE TABLE by_hash_1 PARTITION OF by_hash FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+    CREATE TABLE by_range (id scru128 NOT NULL, n int) PARTITION BY RANGE (id);
+    CREATE TABLE by_range_0 PARTITION OF by_range FOR VALUES FROM (MINVALUE) TO ('40000000000000000000000000');
+    CREATE TABLE by_range_1 PARTITION OF by_range FOR VALUES FROM ('40000000000000000000000000') TO (MAXVALUE);
+    INSERT INTO by_hash SELECT id, n FROM item;
+    INSERT INTO by_range SELECT u::scru128, n FROM item;
     -- expressions stored at 0.1.0 that use the implicit uuid -> scru128 cast
     CREATE VIEW same AS SELECT n FROM item WHERE id = u;
     ALTER TABLE item ADD CONSTRAINT item_same CHECK (n % 2 = 1 OR id = u);
@@ -104,6 +126,20 @@ const DATA: &str = "
 const FINGERPRINT: &str =
     "SELECT md5(string_agg(id::text || u::text || n, ',' ORDER BY id)), count(*),
                                   (SELECT count(*) FROM same) FROM item";
+/// Where the partitioned rows are: (partition, rows, their checksum), which the update
+/// must not change (the same hash and order route the same rows).
+const PARTITIONS: &str = "SELECT tableoid::regclass::text, count(*), sum(n)::bigint FROM by_hash GROUP BY 1
+                          UNION ALL
+                          SELECT tableoid::regclass::text, count(*), sum(n)::bigint FROM by_range GROUP BY 1
+                          ORDER BY 1";
+
+fn partitions(db: &mut Client) -> Vec<(String, i64, i64)> {
+    db.query(PARTITIONS, &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+}
 
 fn fingerprint(db: &mut Client) -> (String, i64, i64) {
     let row = db.query_one(FINGERPRINT, &[]).unwrap();
@@ -122,7 +158,7 @@ fn version(db: &mut Client) -> String {
 /// Creates the extension at 0.1.0 (in `schema`, if any), checks that the library serves
 /// every C function of that SQL, loads data, updates, and checks the data and the
 /// catalog against a fresh install of the default version in `fresh`.
-fn update_from_0_1_0(db: &mut Client, fresh: &mut Client, schema: Option<&str>) {
+fn update_from_0_1_0(db: &mut Client, url: &str, fresh: &mut Client, schema: Option<&str>) {
     let create = |db: &mut Client, version: &str| {
         let sql = match schema {
             Some(s) => format!(
@@ -180,10 +216,48 @@ fn update_from_0_1_0(db: &mut Client, fresh: &mut Client, schema: Option<&str>) 
     assert!(ok);
     let before = fingerprint(db);
     assert_eq!((before.1, before.2), (20_000, 10_000));
+    let partitioned = partitions(db);
+    assert_eq!(partitioned.len(), 4);
 
+    // another session that has used the indexes (and cached their descriptions) goes
+    // on using them after the update
+    let mut other = common::connect(url);
+    other
+        .batch_execute(
+            "SET search_path = public, ids; SET enable_seqscan = off;
+             SELECT count(*) FROM item WHERE id > scru128_min('2020-01-02Z');
+             SELECT count(*) FROM item WHERE id = ANY (ARRAY(SELECT id FROM item LIMIT 3))",
+        )
+        .unwrap();
     db.batch_execute("ALTER EXTENSION scru128 UPDATE").unwrap();
     assert_eq!(version(db), default_version);
     assert_eq!(fingerprint(db), before);
+    assert_eq!(partitions(db), partitioned);
+    // new rows are routed as before: each key goes where the same key went
+    db.batch_execute(
+        "CREATE TEMP TABLE again AS SELECT id, n FROM by_hash;
+         DELETE FROM by_hash; INSERT INTO by_hash SELECT * FROM again;
+         CREATE TEMP TABLE again2 AS SELECT id, n FROM by_range;
+         DELETE FROM by_range; INSERT INTO by_range SELECT * FROM again2;",
+    )
+    .unwrap();
+    assert_eq!(partitions(db), partitioned);
+    for (sql, partition) in [
+        (
+            "SELECT count(*) FROM by_range WHERE id < '10000000000000000000000000'",
+            "by_range_0",
+        ),
+        (
+            "SELECT count(*) FROM by_hash WHERE id = '00PGHAJ3Q9VAJ7IU6PQBHBUAK4'",
+            "by_hash_",
+        ),
+    ] {
+        let plan = explain(db, sql);
+        assert!(
+            plan.contains(partition) && plan.matches("Scan on").count() == 1,
+            "pruning: {sql}\n{plan}"
+        );
+    }
     // the indexes are intact and used; the new operators work on the old data
     db.batch_execute("CREATE EXTENSION IF NOT EXISTS amcheck")
         .unwrap();
@@ -215,6 +289,46 @@ fn update_from_0_1_0(db: &mut Client, fresh: &mut Client, schema: Option<&str>) 
         let n: i32 = db.query_one(sql, &[&some]).unwrap().get(0);
         assert_eq!(n, 4242, "{sql}");
     }
+    // arrays of uuid on the old scru128 index, of scru128 on the uuid index (which need
+    // the shared family), in this session and in the other one
+    for client in [&mut *db, &mut other] {
+        for (sql, index) in [
+            (
+                "SELECT count(*) FROM item WHERE id = ANY (ARRAY(SELECT u FROM item WHERE n % 2 = 0 AND n < 200))",
+                "item_pkey",
+            ),
+            (
+                "SELECT count(*) FROM item WHERE id < ANY (ARRAY(SELECT u FROM item WHERE n % 2 = 0 AND n < 200))",
+                "item_pkey",
+            ),
+            (
+                "SELECT count(*) FROM item WHERE u = ANY (ARRAY(SELECT id FROM item WHERE n % 2 = 0 AND n < 200))",
+                "item_u",
+            ),
+        ] {
+            client
+                .batch_execute("SET enable_seqscan = off; SET enable_bitmapscan = off")
+                .unwrap();
+            let plan = explain(client, sql);
+            assert!(
+                plan.contains(&format!("Scan using {index}")),
+                "{sql}\n{plan}"
+            );
+            let count: i64 = client
+                .query_one(sql, &[])
+                .unwrap_or_else(|err| panic!("{sql}: {}", describe(&err)))
+                .get(0);
+            assert!(count >= 99, "{sql}: {count}");
+        }
+    }
+    let valid: bool = db
+        .query_one(
+            "SELECT bool_and(amvalidate(oid)) FROM pg_opclass WHERE opcintype IN ('scru128'::regtype, 'uuid'::regtype)",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(valid, "amvalidate fails after the update");
     db.batch_execute("RESET enable_seqscan; RESET enable_bitmapscan; DROP EXTENSION amcheck")
         .unwrap();
     // inserts go on, with the stored view and check constraint
@@ -236,14 +350,14 @@ fn update_from_0_1_0(db: &mut Client, fresh: &mut Client, schema: Option<&str>) 
 
 #[test]
 fn update_from_0_1_0_keeps_the_data_and_ends_as_a_fresh_install() {
-    let (mut db, _) = fresh_db_on(0, "update_from_010", false);
+    let (mut db, url) = fresh_db_on(0, "update_from_010", false);
     let (mut fresh, _) = fresh_db_on(0, "update_fresh", false);
-    update_from_0_1_0(&mut db, &mut fresh, None);
+    update_from_0_1_0(&mut db, &url, &mut fresh, None);
 }
 
 #[test]
 fn update_from_0_1_0_in_a_schema_of_its_own() {
-    let (mut db, _) = fresh_db_on(0, "update_from_010_ids", false);
+    let (mut db, url) = fresh_db_on(0, "update_from_010_ids", false);
     let (mut fresh, _) = fresh_db_on(0, "update_fresh_ids", false);
-    update_from_0_1_0(&mut db, &mut fresh, Some("ids"));
+    update_from_0_1_0(&mut db, &url, &mut fresh, Some("ids"));
 }
