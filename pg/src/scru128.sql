@@ -52,10 +52,12 @@ CREATE FUNCTION @extschema@.scru128_cmp(@extschema@.scru128, @extschema@.scru128
     IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_cmp';
 CREATE FUNCTION @extschema@.scru128_sortsupport(internal) RETURNS void
     IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_sortsupport';
+-- Not LEAKPROOF, as uuid_hash and uuid_hash_extended are not: every function declared
+-- with a uuid function's code has that function's labels (the tests compare them).
 CREATE FUNCTION @extschema@.scru128_hash(@extschema@.scru128) RETURNS integer
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_hash';
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_hash';
 CREATE FUNCTION @extschema@.scru128_hash_extended(@extschema@.scru128, bigint) RETURNS bigint
-    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_hash_extended';
+    IMMUTABLE STRICT PARALLEL SAFE LANGUAGE internal AS 'uuid_hash_extended';
 
 CREATE OPERATOR @extschema@.= (
     LEFTARG = @extschema@.scru128, RIGHTARG = @extschema@.scru128,
@@ -94,11 +96,131 @@ CREATE OPERATOR @extschema@.>= (
     RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
 
+-- Comparison with uuid, both ways round: the same byte order, by the same uuid
+-- functions. With these, `id = $1` with a uuid parameter has an exact operator (no cast
+-- is involved, so no operator that another role creates for these types elsewhere on
+-- the search path can be a better match), and both a scru128 index and a uuid index
+-- serve it: the two types share PostgreSQL's uuid_ops families (below).
+
+CREATE FUNCTION @extschema@.scru128_eq_uuid(@extschema@.scru128, uuid) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_eq';
+CREATE FUNCTION @extschema@.scru128_ne_uuid(@extschema@.scru128, uuid) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ne';
+CREATE FUNCTION @extschema@.scru128_lt_uuid(@extschema@.scru128, uuid) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_lt';
+CREATE FUNCTION @extschema@.scru128_le_uuid(@extschema@.scru128, uuid) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_le';
+CREATE FUNCTION @extschema@.scru128_gt_uuid(@extschema@.scru128, uuid) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_gt';
+CREATE FUNCTION @extschema@.scru128_ge_uuid(@extschema@.scru128, uuid) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ge';
+CREATE FUNCTION @extschema@.scru128_cmp_uuid(@extschema@.scru128, uuid) RETURNS integer
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_cmp';
+CREATE FUNCTION @extschema@.uuid_eq_scru128(uuid, @extschema@.scru128) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_eq';
+CREATE FUNCTION @extschema@.uuid_ne_scru128(uuid, @extschema@.scru128) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ne';
+CREATE FUNCTION @extschema@.uuid_lt_scru128(uuid, @extschema@.scru128) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_lt';
+CREATE FUNCTION @extschema@.uuid_le_scru128(uuid, @extschema@.scru128) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_le';
+CREATE FUNCTION @extschema@.uuid_gt_scru128(uuid, @extschema@.scru128) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_gt';
+CREATE FUNCTION @extschema@.uuid_ge_scru128(uuid, @extschema@.scru128) RETURNS boolean
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_ge';
+CREATE FUNCTION @extschema@.uuid_cmp_scru128(uuid, @extschema@.scru128) RETURNS integer
+    IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF LANGUAGE internal AS 'uuid_cmp';
+
+CREATE OPERATOR @extschema@.= (
+    LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
+    FUNCTION = @extschema@.scru128_eq_uuid,
+    COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR @extschema@.<> (
+    LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
+    FUNCTION = @extschema@.scru128_ne_uuid,
+    COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+    RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR @extschema@.< (
+    LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
+    FUNCTION = @extschema@.scru128_lt_uuid,
+    COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+    RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR @extschema@.<= (
+    LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
+    FUNCTION = @extschema@.scru128_le_uuid,
+    COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+    RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR @extschema@.> (
+    LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
+    FUNCTION = @extschema@.scru128_gt_uuid,
+    COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+    RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR @extschema@.>= (
+    LEFTARG = @extschema@.scru128, RIGHTARG = uuid,
+    FUNCTION = @extschema@.scru128_ge_uuid,
+    COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+    RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE OPERATOR @extschema@.= (
+    LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
+    FUNCTION = @extschema@.uuid_eq_scru128,
+    COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR @extschema@.<> (
+    LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
+    FUNCTION = @extschema@.uuid_ne_scru128,
+    COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+    RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR @extschema@.< (
+    LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
+    FUNCTION = @extschema@.uuid_lt_scru128,
+    COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+    RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR @extschema@.<= (
+    LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
+    FUNCTION = @extschema@.uuid_le_scru128,
+    COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+    RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR @extschema@.> (
+    LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
+    FUNCTION = @extschema@.uuid_gt_scru128,
+    COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+    RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR @extschema@.>= (
+    LEFTARG = uuid, RIGHTARG = @extschema@.scru128,
+    FUNCTION = @extschema@.uuid_ge_scru128,
+    COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+    RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
 -- Operator classes: btree (with sort support; btequalimage allows deduplication), hash,
 -- and BRIN minmax (time-ordered keys keep each block range's min and max close).
+--
+-- The btree and hash classes belong to PostgreSQL's uuid_ops families, as name_ops
+-- belongs to text_ops: one family orders (and hashes) both types alike, with the
+-- cross-type operators in it too. A scru128 index then serves `id = $1` with a uuid
+-- $1 (also `id = ANY($1)` with a uuid[], which sorts the array with the family's
+-- uuid functions) and a uuid index serves `u = id`; merge and hash joins work between
+-- the types, and the planner can carry equalities across them. Families of their own
+-- would need each other's same-type operators for all that (an index scan with a
+-- uuid[] fails without them), and an operator in two btree families takes its order
+-- from the first one: ORDER BY id would then go by uuid_ops and miss the index of id.
+-- Nothing of uuid changes: its operators and functions are in uuid_ops as before, and
+-- queries that involve no scru128 plan as before (the tests compare their plans).
 
 CREATE OPERATOR CLASS @extschema@.scru128_ops
-    DEFAULT FOR TYPE @extschema@.scru128 USING btree AS
+    DEFAULT FOR TYPE @extschema@.scru128 USING btree FAMILY pg_catalog.uuid_ops AS
         OPERATOR 1 @extschema@.<,
         OPERATOR 2 @extschema@.<=,
         OPERATOR 3 @extschema@.=,
@@ -109,7 +231,7 @@ CREATE OPERATOR CLASS @extschema@.scru128_ops
         FUNCTION 4 btequalimage(oid);
 
 CREATE OPERATOR CLASS @extschema@.scru128_ops
-    DEFAULT FOR TYPE @extschema@.scru128 USING hash AS
+    DEFAULT FOR TYPE @extschema@.scru128 USING hash FAMILY pg_catalog.uuid_ops AS
         OPERATOR 1 @extschema@.=,
         FUNCTION 1 @extschema@.scru128_hash(@extschema@.scru128),
         FUNCTION 2 @extschema@.scru128_hash_extended(@extschema@.scru128, bigint);
@@ -125,6 +247,25 @@ CREATE OPERATOR CLASS @extschema@.scru128_minmax_ops
         FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
         FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
         FUNCTION 4 brin_minmax_union(internal, internal, internal);
+
+-- The cross-type operators, in the same families (removed with the extension).
+
+ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING btree ADD
+    OPERATOR 1 @extschema@.< (@extschema@.scru128, uuid),
+    OPERATOR 2 @extschema@.<= (@extschema@.scru128, uuid),
+    OPERATOR 3 @extschema@.= (@extschema@.scru128, uuid),
+    OPERATOR 4 @extschema@.>= (@extschema@.scru128, uuid),
+    OPERATOR 5 @extschema@.> (@extschema@.scru128, uuid),
+    OPERATOR 1 @extschema@.< (uuid, @extschema@.scru128),
+    OPERATOR 2 @extschema@.<= (uuid, @extschema@.scru128),
+    OPERATOR 3 @extschema@.= (uuid, @extschema@.scru128),
+    OPERATOR 4 @extschema@.>= (uuid, @extschema@.scru128),
+    OPERATOR 5 @extschema@.> (uuid, @extschema@.scru128),
+    FUNCTION 1 @extschema@.scru128_cmp_uuid(@extschema@.scru128, uuid),
+    FUNCTION 1 @extschema@.uuid_cmp_scru128(uuid, @extschema@.scru128);
+ALTER OPERATOR FAMILY pg_catalog.uuid_ops USING hash ADD
+    OPERATOR 1 @extschema@.= (@extschema@.scru128, uuid),
+    OPERATOR 1 @extschema@.= (uuid, @extschema@.scru128);
 
 -- min() and max(), which use a btree index (SORTOP) like those of the built-in types.
 
@@ -145,12 +286,14 @@ CREATE AGGREGATE @extschema@.max(@extschema@.scru128) (
     PARALLEL = SAFE
 );
 
--- Casts. None can make an expression ambiguous: the only implicit one is uuid ->
--- scru128, and nothing converts implicitly the other way, so an expression that mixes
--- the two types has exactly one reading (as scru128, whose order is uuid's).
--- - uuid -> scru128, IMPLICIT, without a function (the same 16 bytes): a client that
---   sends IDs as uuid (this crate's sqlx integration) can compare them with a scru128
---   column, and `ALTER COLUMN id TYPE scru128` converts a uuid column in place.
+-- Casts. None is implicit, so that a query that involves no scru128 value resolves as
+-- it would without the extension (an implicit uuid -> scru128 made max(uuid) and
+-- scru128_extract_timestamp(uuid) exist, and turned UNION of uuid and scru128 into
+-- scru128), and an expression that mixes the types names its reading.
+-- - uuid -> scru128, ASSIGNMENT, without a function (the same 16 bytes): a uuid
+--   parameter (this crate's sqlx integration) stores into a scru128 column, and
+--   `ALTER COLUMN id TYPE scru128` converts a uuid column in place. Comparisons with
+--   uuid need no cast: they have operators of their own (above).
 -- - scru128 -> uuid, ASSIGNMENT, without a function: stores into uuid columns.
 -- - scru128 -> text and -> bytea, ASSIGNMENT: lossless, like PostgreSQL's own casts
 --   to text.
@@ -158,7 +301,7 @@ CREATE AGGREGATE @extschema@.max(@extschema@.scru128) (
 --   other than 16); a quoted literal needs no cast at all.
 -- - scru128 -> timestamptz, EXPLICIT: it keeps only the time.
 
-CREATE CAST (uuid AS @extschema@.scru128) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (uuid AS @extschema@.scru128) WITHOUT FUNCTION AS ASSIGNMENT;
 CREATE CAST (@extschema@.scru128 AS uuid) WITHOUT FUNCTION AS ASSIGNMENT;
 
 CREATE FUNCTION @extschema@.scru128_to_text(@extschema@.scru128) RETURNS text
@@ -225,9 +368,10 @@ COMMENT ON FUNCTION @extschema@.scru128_max(timestamptz) IS
 
 -- The generator. VOLATILE; PARALLEL RESTRICTED so that it runs in the session's own
 -- backend, whose IDs strictly increase (a parallel worker would have a generator of its
--- own: unique IDs, but not in call order).
+-- own: unique IDs, but not in call order); LEAKPROOF as gen_random_uuid() is (it has
+-- no arguments to leak).
 
 CREATE FUNCTION @extschema@.gen_scru128() RETURNS @extschema@.scru128
-    VOLATILE STRICT PARALLEL RESTRICTED LANGUAGE c AS 'MODULE_PATHNAME', 'gen_scru128_wrapper';
+    VOLATILE STRICT PARALLEL RESTRICTED LEAKPROOF LANGUAGE c AS 'MODULE_PATHNAME', 'gen_scru128_wrapper';
 COMMENT ON FUNCTION @extschema@.gen_scru128() IS
     'a new SCRU128 ID: strictly increasing within a session, unique across sessions and servers';

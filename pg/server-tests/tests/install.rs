@@ -20,6 +20,64 @@ fn members(db: &mut Client) -> Vec<String> {
     .collect()
 }
 
+/// The number of members (operators and support functions) of PostgreSQL's uuid
+/// operator families.
+fn uuid_families(db: &mut Client) -> i64 {
+    db.query_one(
+        "SELECT (SELECT count(*) FROM pg_amop WHERE amopfamily IN (SELECT oid FROM pg_opfamily WHERE opfname = 'uuid_ops'))
+              + (SELECT count(*) FROM pg_amproc WHERE amprocfamily IN (SELECT oid FROM pg_opfamily WHERE opfname = 'uuid_ops'))",
+        &[],
+    )
+    .unwrap()
+    .get(0)
+}
+
+#[test]
+fn functions_have_the_labels_of_postgresqls_uuid_functions() {
+    let (mut db, _) = fresh_db_on(0, "install_labels", true);
+    // (function, PostgreSQL's uuid function): those declared with a uuid function's
+    // code, and the type's own input and output
+    let pairs: Vec<(String, String)> = db
+        .query(
+            "SELECT p.oid::regprocedure::text, u.oid::regprocedure::text
+               FROM pg_proc p JOIN pg_proc u ON u.pronamespace = 'pg_catalog'::regnamespace
+                AND u.proname = CASE p.proname WHEN 'scru128_in' THEN 'uuid_in' WHEN 'scru128_out' THEN 'uuid_out'
+                                               ELSE p.prosrc END
+                AND u.prolang = (SELECT oid FROM pg_language WHERE lanname = 'internal')
+              WHERE p.pronamespace = 'public'::regnamespace
+                AND (p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'internal')
+                     OR p.proname IN ('scru128_in', 'scru128_out'))
+              ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(pairs.len(), 28, "{pairs:?}");
+    let labels = |db: &mut Client, f: &str| -> String {
+        db.query_one(
+            "SELECT concat_ws(' ', provolatile, proisstrict, proparallel, proleakproof)
+               FROM pg_proc WHERE oid = $1::text::regprocedure",
+            &[&f],
+        )
+        .unwrap()
+        .get(0)
+    };
+    for (ours, theirs) in &pairs {
+        assert_eq!(
+            labels(&mut db, ours),
+            labels(&mut db, theirs),
+            "{ours} and {theirs}"
+        );
+    }
+    // the generator is PARALLEL RESTRICTED where gen_random_uuid() is PARALLEL SAFE, on
+    // purpose (README: its IDs are in call order within a statement); otherwise alike
+    // (both LEAKPROOF: no arguments to leak)
+    assert_eq!(labels(&mut db, "gen_scru128()"), "v t r t");
+    assert_eq!(labels(&mut db, "gen_random_uuid()"), "v t s t");
+}
+
 #[test]
 fn installed_in_another_schema_everything_resolves() {
     let (mut db, _) = fresh_db_on(0, "install_schema", false);
@@ -97,18 +155,74 @@ fn installed_in_another_schema_everything_resolves() {
         plan.contains("item_pkey") || plan.contains("item_hash"),
         "{plan}"
     );
-    // an unqualified operator (also in BETWEEN, IN and JOIN USING) does not resolve:
+    // what resolves through the type's default operator classes works unqualified
+    // (above, and here: UNION, INTERSECT, foreign keys, window ordering, merge and
+    // hash joins written with the qualified operator) ...
+    db.batch_execute(
+        "CREATE TABLE public.child (parent ids.scru128 REFERENCES item);
+         INSERT INTO child SELECT id FROM other;",
+    )
+    .unwrap();
+    for sql in [
+        "SELECT count(*) = 5000 FROM (SELECT id FROM item UNION SELECT id FROM other) s",
+        "SELECT count(*) = 2500 FROM (SELECT id FROM item INTERSECT SELECT id FROM other) s",
+        "SELECT count(*) = 2500 FROM (SELECT id FROM item EXCEPT SELECT id FROM other) s",
+        "SELECT bool_and(r = n) FROM (SELECT n, row_number() OVER (ORDER BY id) AS r FROM item) s",
+        "SELECT count(*) = 5000 FROM (SELECT id FROM item ORDER BY id USING OPERATOR(ids.>)) s",
+    ] {
+        let ok: bool = db
+            .query_one(sql, &[])
+            .unwrap_or_else(|err| panic!("{sql}: {}", common::describe(&err)))
+            .get(0);
+        assert!(ok, "{sql}");
+    }
+    let err = error_of(
+        &mut db,
+        "INSERT INTO child VALUES ('00PGHAJ3Q9VAJ7IU6PQBHBUAK4')",
+    );
+    assert!(err.starts_with("23503:"), "{err}");
+    for (settings, node) in [
+        (
+            "SET enable_hashjoin = off; SET enable_nestloop = off",
+            "Merge Join",
+        ),
+        (
+            "SET enable_mergejoin = off; SET enable_nestloop = off",
+            "Hash Join",
+        ),
+    ] {
+        db.batch_execute(settings).unwrap();
+        let sql = "SELECT count(*) FROM item JOIN other ON item.id OPERATOR(ids.=) other.id";
+        let plan = explain(&mut db, sql);
+        assert!(plan.contains(node), "{plan}");
+        let count: i64 = db.query_one(sql, &[]).unwrap().get(0);
+        assert_eq!(count, 2500);
+        db.batch_execute("RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_nestloop")
+            .unwrap();
+    }
+    // ... but an operator written unqualified, also one that SQL's syntax implies (in
+    // BETWEEN, IN, JOIN USING, NATURAL JOIN, CASE, IS DISTINCT FROM), does not resolve:
     // PostgreSQL looks operators up by name on the search path, as for any type; once
     // ids is on it, nothing is ambiguous
     for sql in [
         "SELECT count(*) FROM item WHERE id < ids.gen_scru128()",
+        "SELECT count(*) FROM item WHERE id BETWEEN ids.scru128_min(now()) AND ids.scru128_max(now())",
+        "SELECT count(*) FROM item WHERE id IN (SELECT id FROM other)",
         "SELECT count(*) FROM item JOIN other USING (id)",
+        "SELECT count(*) FROM item NATURAL JOIN other",
+        "SELECT count(*) FROM item JOIN other ON item.id = other.u",
+        "SELECT CASE id WHEN id THEN 1 END FROM item",
+        "SELECT id IS DISTINCT FROM id FROM item",
     ] {
         let err = error_of(&mut db, sql);
         assert!(
             err.starts_with("42883: operator does not exist: ids.scru128 "),
-            "{err}"
+            "{sql}: {err}"
         );
+    }
+    for sql in ["SELECT max(id) FROM item", "SELECT gen_scru128()"] {
+        let err = error_of(&mut db, sql);
+        assert!(err.starts_with("42883: function "), "{sql}: {err}");
     }
     db.batch_execute("SET search_path = public, ids").unwrap();
     for sql in [
@@ -116,8 +230,12 @@ fn installed_in_another_schema_everything_resolves() {
         "SELECT count(*) = 5000 FROM item WHERE id BETWEEN scru128_min(now() - interval '1 hour') AND scru128_max(now())",
         "SELECT count(*) = 2500 FROM item JOIN other ON item.id = other.id",
         "SELECT count(*) = 2500 FROM item JOIN other USING (id)",
+        "SELECT count(*) = 2500 FROM item NATURAL JOIN other",
         "SELECT count(*) = 2500 FROM item WHERE id IN (SELECT id FROM other)",
         "SELECT count(*) = 2500 FROM item JOIN other ON item.id = other.u",
+        "SELECT count(*) = 2500 FROM item JOIN other ON other.u = item.id",
+        "SELECT bool_and(CASE id WHEN id THEN true END) FROM item",
+        "SELECT NOT bool_or(id IS DISTINCT FROM id) FROM item",
         "SELECT max(id) > min(id) FROM item",
     ] {
         let ok: bool = db
@@ -138,8 +256,10 @@ fn update_and_drop() {
         )
         .unwrap()
         .get(0);
+    let uuid_families_before = uuid_families(&mut db);
     db.batch_execute("CREATE EXTENSION scru128").unwrap();
     let fresh = members(&mut db);
+    assert!(uuid_families(&mut db) > uuid_families_before);
 
     // every older version that has an update path to the default one ends with the
     // same objects as a fresh install (none yet: this is the first version)
@@ -188,8 +308,10 @@ fn update_and_drop() {
         err.starts_with("2BP01: cannot drop extension scru128"),
         "{err}"
     );
-    // ... unless the column goes too (CASCADE); then nothing of it is left
+    // ... unless the column goes too (CASCADE); then nothing of it is left, also in
+    // PostgreSQL's uuid operator families
     db.batch_execute("DROP EXTENSION scru128 CASCADE").unwrap();
+    assert_eq!(uuid_families(&mut db), uuid_families_before);
     let left: i64 = db
         .query_one(
             "SELECT (SELECT count(*) FROM pg_type WHERE typname IN ('scru128', '_scru128'))

@@ -23,6 +23,25 @@ fn vectors_through_text_and_binary_io_casts_and_fields() {
         assert_eq!(row.get::<_, String>(0), v.text);
         assert_eq!(row.get::<_, Native>(1).0, v.id);
         assert_eq!(row.get::<_, Native>(2).0, v.id);
+        // the hex and UUID forms (as the CLI and the Python package write them), in
+        // either case, as a literal and through the cast from text
+        let hex = format!("{:032x}", v.id.as_u128());
+        let uuid = v.id.encode_uuid().to_string();
+        for form in [
+            hex.clone(),
+            hex.to_uppercase(),
+            uuid.clone(),
+            uuid.to_uppercase(),
+        ] {
+            let row = db
+                .query_one(
+                    &format!("SELECT '{form}'::scru128, $1::text::scru128"),
+                    &[&form],
+                )
+                .unwrap_or_else(|err| panic!("{form}: {}", describe(&err)));
+            assert_eq!(row.get::<_, Native>(0).0, v.id, "{form}");
+            assert_eq!(row.get::<_, Native>(1).0, v.id, "{form}");
+        }
 
         // binary in (a native parameter), then every cast and function
         let row = db
@@ -93,38 +112,92 @@ fn bad_input_is_an_error_with_sqlstate_and_the_librarys_message() {
         .query_one("SELECT pg_postmaster_start_time()::text", &[])
         .unwrap()
         .get(0);
-    for (input, expected) in [
+    let digits = "expected 0-9 or A-V in either case";
+    let hex = "expected 0-9 or a-f in either case";
+    let hyphen = "expected '-' (UUID form 8-4-4-4-12)";
+    let other_forms = "(32 hex digits and the 36-character UUID form are also accepted)";
+    // (input, the library's reason, the reason in SQL: positions count from 1)
+    for (input, library, expected) in [
         (
             "00PGHAJ3Q9VAJ7IU6PQBHBUAK!",
-            "invalid digit '!' at position 25: expected 0-9 or A-V in either case",
+            format!("invalid digit '!' at position 25: {digits}"),
+            format!("invalid digit '!' at position 26: {digits}"),
         ),
-        ("", "invalid length: expected 26 characters, found 0"),
+        (
+            "",
+            "invalid length: expected 26 characters, found 0".into(),
+            format!("invalid length: expected 26 characters, found 0 {other_forms}"),
+        ),
         (
             "00PGHAJ3Q9VAJ7IU6PQBHBUAK",
-            "invalid length: expected 26 characters, found 25",
+            "invalid length: expected 26 characters, found 25".into(),
+            format!("invalid length: expected 26 characters, found 25 {other_forms}"),
         ),
         (
             "80000000000000000000000000",
-            "out of range: the first digit is '8', above the largest allowed '7'",
+            "out of range: the first digit is '8', above the largest allowed '7'".into(),
+            "out of range: the first digit is '8', above the largest allowed '7'".into(),
         ),
         (
             "00PGHAJ3Q9VAJ7IU6PQBHBUAKW",
-            "invalid digit 'W' at position 25: expected 0-9 or A-V in either case",
+            format!("invalid digit 'W' at position 25: {digits}"),
+            format!("invalid digit 'W' at position 26: {digits}"),
         ),
         (
             "00PGHAJ3Q9VAJ7IU6PQBHBUAKé",
-            "invalid digit 'é' at position 25: expected 0-9 or A-V in either case",
+            format!("invalid digit 'é' at position 25: {digits}"),
+            format!("invalid digit 'é' at position 26: {digits}"),
         ),
         (
             " 0PGHAJ3Q9VAJ7IU6PQBHBUAK4",
-            "invalid digit ' ' at position 0: expected 0-9 or A-V in either case",
+            format!("invalid digit ' ' at position 0: {digits}"),
+            format!("invalid digit ' ' at position 1: {digits}"),
+        ),
+        // the hex and UUID forms, told apart by their length
+        (
+            "0x0c22a98f49faa67978d9d2e2bf2a84",
+            format!("invalid hex digit 'x' at position 1: {hex}"),
+            format!("invalid hex digit 'x' at position 2: {hex}"),
+        ),
+        (
+            "00cc22a98f49faa67978d9d2e2bf2a8g",
+            format!("invalid hex digit 'g' at position 31: {hex}"),
+            format!("invalid hex digit 'g' at position 32: {hex}"),
+        ),
+        (
+            "00cc22a9_8f49-faa6-7978-d9d2e2bf2a84",
+            format!("invalid character '_' at position 8: {hyphen}"),
+            format!("invalid character '_' at position 9: {hyphen}"),
+        ),
+        (
+            "00cc22a9-8f49-faa6-7978-d9d2e2bf2a8é",
+            format!("invalid hex digit 'é' at position 35: {hex}"),
+            format!("invalid hex digit 'é' at position 36: {hex}"),
+        ),
+        (
+            "00cc22a98-f49-faa6-7978-d9d2e2bf2a84",
+            format!("invalid character '8' at position 8: {hyphen}"),
+            format!("invalid character '8' at position 9: {hyphen}"),
+        ),
+        // braces, a prefix, spaces: no form has their length
+        (
+            "{00cc22a9-8f49-faa6-7978-d9d2e2bf2a84}",
+            "invalid length: expected 26 characters, found 38".into(),
+            format!("invalid length: expected 26 characters, found 38 {other_forms}"),
+        ),
+        (
+            "urn:uuid:00cc22a9-8f49-faa6-7978-d9d2e2bf2a84",
+            "invalid length: expected 26 characters, found 45".into(),
+            format!("invalid length: expected 26 characters, found 45 {other_forms}"),
         ),
     ] {
-        // The library's own reason, word for word.
-        assert_eq!(
-            input.parse::<Scru128Id>().unwrap_err().to_string(),
-            expected
-        );
+        // the library's own reason, word for word (its parser for the input's length)
+        let parsed = match input.chars().count() {
+            32 => Scru128Id::try_from_hex(input),
+            36 => Scru128Id::try_from_uuid_str(input),
+            _ => input.parse::<Scru128Id>(),
+        };
+        assert_eq!(parsed.unwrap_err().to_string(), library, "{input}");
         let quoted = input.replace('\'', "''");
         let want = format!("22P02: invalid input syntax for type scru128: \"{input}\": {expected}");
         // a literal (the input function) and a cast from text
@@ -326,7 +399,7 @@ fn casts_have_the_documented_contexts_and_uuid_columns_convert_in_place() {
             expect("scru128", "timestamp with time zone", "e", "f"),
             expect("scru128", "uuid", "a", "b"),
             expect("text", "scru128", "e", "f"),
-            expect("uuid", "scru128", "i", "b"),
+            expect("uuid", "scru128", "a", "b"),
         ]
     );
 
@@ -404,11 +477,28 @@ fn casts_have_the_documented_contexts_and_uuid_columns_convert_in_place() {
         "SELECT n FROM t WHERE id = 'ab1d2f34-0000-0000-0000-000000000000'::uuid",
     );
     assert!(plan.contains("Index Scan using t_pkey"), "{plan}");
-    // no implicit cast the other way: a scru128 is not silently a uuid, nor text
+    // no implicit cast either way: a scru128 is not silently a uuid, nor text, and a
+    // uuid not a scru128
     assert!(
         error_of(&mut db, "SELECT length(gen_scru128())")
             .starts_with("42883: function length(scru128) does not exist"),
     );
+    assert!(
+        error_of(&mut db, "SELECT scru128_counter(gen_random_uuid())")
+            .starts_with("42883: function scru128_counter(uuid) does not exist"),
+    );
+    // a text COPY reads every form
+    db.batch_execute("CREATE TABLE c (id scru128)").unwrap();
+    let mut writer = db.copy_in("COPY c FROM STDIN").unwrap();
+    writer
+        .write_all(b"00PGHAJ3Q9VAJ7IU6PQBHBUAK4\n00cc22a98f49faa67978d9d2e2bf2a84\n00cc22a9-8f49-faa6-7978-d9d2e2bf2a84\n")
+        .unwrap();
+    writer.finish().unwrap();
+    let distinct: i64 = db
+        .query_one("SELECT count(DISTINCT id) FROM c", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(distinct, 1);
 }
 
 #[test]
