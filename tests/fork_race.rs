@@ -62,6 +62,7 @@ fn main() -> ExitCode {
                 stdout,
                 String::from_utf8_lossy(&out.stderr)
             );
+            println!("test result: FAILED. 0 passed; 1 failed; 0 ignored");
             return ExitCode::FAILURE;
         }
         outcomes[usize::from(stdout.contains("generator copied"))] += 1;
@@ -73,8 +74,11 @@ fn main() -> ExitCode {
     // The rounds cover both sides of the first use.
     if outcomes[0] == 0 || outcomes[1] == 0 {
         eprintln!("fork_race: every fork fell on the same side of the first use");
+        println!("test result: FAILED. 0 passed; 1 failed; 0 ignored");
         return ExitCode::FAILURE;
     }
+    // The summary line of a test harness, for tools that count them (one test).
+    println!("test result: ok. 1 passed; 0 failed; 0 ignored");
     ExitCode::SUCCESS
 }
 

@@ -283,7 +283,7 @@ async fn native_scru128_columns_read_in_both_formats_and_take_uuid_parameters() 
     let ids = common::edge_ids();
     let mut tx = db.begin().await.unwrap();
     for (k, id) in ids.iter().enumerate() {
-        // bound as uuid; stored into the scru128 column by the implicit cast
+        // bound as uuid; stored into the scru128 column by the assignment cast
         sqlx::query("INSERT INTO n (id, k) VALUES ($1, $2)")
             .bind(id)
             .bind(k as i32)

@@ -5,9 +5,9 @@
 //! the IDs' order) and reads from the native `scru128` of this repository's PostgreSQL
 //! extension (`pg/`; recognized by name, its OID differs per database), `uuid`, a
 //! 16-byte `bytea` and the text types. A `uuid` parameter works with a `scru128` column
-//! too: the extension casts `uuid` to `scru128` implicitly (the same 16 bytes), so
-//! `WHERE id = $1` compares as `scru128` and uses the column's index, and `INSERT`
-//! stores it. The ID is not an RFC 9562 UUID (no version or variant bits); PostgreSQL
+//! too: the extension has exact operators between `scru128` and `uuid` (the same 16
+//! bytes, in the column's index families), so `WHERE id = $1` uses the column's
+//! index, and its assignment cast stores a `uuid` in an `INSERT`. The ID is not an RFC 9562 UUID (no version or variant bits); PostgreSQL
 //! never checks.
 
 use sqlx_core::decode::Decode;
