@@ -23,7 +23,9 @@ use core::fmt;
 ///     "invalid digit 'é' at position 25: expected 0-9 or A-V in either case"
 /// );
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+// Not `Copy`: scru128 1.0.0's was not, and adding it is a breaking change to
+// `cargo semver-checks`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct ParseError {
     pub(crate) form: TextForm,
     pub(crate) kind: ParseErrorKind,

@@ -165,7 +165,12 @@ impl<T> ForkLock<T> {
     /// Restamps the lock with the child's fork count, so that the child's other
     /// threads wait for that call instead of taking the lock over.
     pub(crate) fn adopt_in_child(&self) {
-        if MARKS.with(|marks| marks.holding.contains(self.address())) {
+        // Marked and held: a thread letting go clears the word before its mark, so a
+        // fork in between leaves a mark on a free lock, which must stay free (stamped,
+        // it would be held by nobody: `tests/fork_from_signal.rs` hung children so).
+        if MARKS.with(|marks| marks.holding.contains(self.address()))
+            && self.holder.load(Ordering::Relaxed) != 0
+        {
             self.holder.store(fork::epoch(), Ordering::Relaxed);
         }
     }
@@ -217,12 +222,21 @@ impl<T> Drop for ForkLockGuard<'_, T> {
 /// Rounds of `try_lock` before a waiter goes to sleep.
 const SPINS: u32 = 100;
 
-/// Sleeps while `word` still holds `held` (or, where there is no futex, a while).
+/// Sleeps while `word` still holds `held`, at most 5 ms (or, where there is no futex,
+/// a while). The limit is for a fork: a thread that forks from a signal handler that
+/// interrupted it in this wait goes on waiting in the child, where the holder does not
+/// exist and nobody wakes it; when the limit ends it looks again, and takes the lock
+/// over (`tests/fork_from_signal.rs` hung children without it).
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn wait(word: &AtomicU32, held: u32, _round: &mut u32) {
+    let limit = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 5_000_000,
+    };
     // SAFETY: a futex wait on a live, aligned 32-bit atomic of this process, which
-    // returns at once if it no longer holds `held`; no timeout. Interruptions and
-    // spurious wake-ups return early: the caller looks again. Exercised by
+    // returns at once if it no longer holds `held`, and at the latest after `limit`
+    // (a valid `timespec` for the call). Interruptions and spurious wake-ups return
+    // early: the caller looks again. Exercised by
     // `tests::a_waiter_gets_the_lock_when_the_holder_lets_go`.
     unsafe {
         libc::syscall(
@@ -230,7 +244,7 @@ fn wait(word: &AtomicU32, held: u32, _round: &mut u32) {
             word.as_ptr(),
             libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
             held,
-            core::ptr::null::<libc::timespec>(),
+            &raw const limit,
         );
     }
 }
@@ -373,6 +387,11 @@ mod tests {
         assert_eq!(lock.try_lock().err(), Some(Refused::Nested));
         lock.adopt_in_child();
         assert_eq!(lock.holder.load(Ordering::Relaxed), me);
+        // Forked just after the holder cleared the word, before its mark: the lock
+        // stays free in the child.
+        lock.holder.store(0, Ordering::Relaxed);
+        lock.adopt_in_child();
+        assert!(!lock.is_held());
         drop(guard);
         assert!(!lock.is_held());
     }

@@ -46,7 +46,7 @@ impl<R: RandomSource> FieldRandom for R {
 /// `None` until the generator sees its first fork; then `SplitMix64` seeded with 64
 /// bits from the operating system, fresh in every process.
 #[cfg(feature = "std")]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ForkSalt(Option<u64>);
 
 #[cfg(feature = "std")]
@@ -86,7 +86,7 @@ impl ForkSalt {
 
 /// Without `std` there is no fork detection, and nothing to mix in.
 #[cfg(not(feature = "std"))]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ForkSalt;
 
 #[cfg(not(feature = "std"))]
@@ -403,8 +403,10 @@ impl State {
 /// assert_eq!(a.unix_ts_ms(), 1_700_000_000_000);
 /// assert_eq!((a.counter(), b.counter()), (0x0123_4567, 0x0123_4568));
 /// ```
+// `PartialEq`/`Eq` as scru128 1.0.0's generator had them: two generators are equal
+// when their states, random sources and clocks are.
 #[cfg(feature = "std")]
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
     state: State,
     salt: ForkSalt,
@@ -414,7 +416,7 @@ pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
 
 /// A SCRU128 generator over a random source `R` and a clock `C`; see the crate docs.
 #[cfg(not(feature = "std"))]
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Scru128Generator<R, C> {
     state: State,
     salt: ForkSalt,

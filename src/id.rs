@@ -78,9 +78,19 @@ const DECODE: [u8; 256] = {
 /// assert_eq!(Scru128Id::from_u128(y.to_u128()), y);
 /// # Ok::<(), scru128::ParseError>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-#[repr(C, align(8))]
-pub struct Scru128Id([u8; 16]);
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[repr(C)]
+// Aligned to 8 by an empty array of `u64` rather than `repr(align)`: a `repr(align)`
+// type cannot stand in a `repr(packed)` one, which scru128 1.0.0's ID could
+// (`cargo semver-checks` against 1.0.0). The empty array adds no size and compares
+// equal; `Hash` skips it.
+pub struct Scru128Id([u8; 16], [u64; 0]);
+
+impl core::hash::Hash for Scru128Id {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl Scru128Id {
     /// The smallest ID, `00000000000000000000000000` (all fields zero).
@@ -88,14 +98,14 @@ impl Scru128Id {
     /// ```
     /// assert_eq!(scru128::Scru128Id::MIN.to_u128(), 0);
     /// ```
-    pub const MIN: Self = Self([0; 16]);
+    pub const MIN: Self = Self([0; 16], []);
 
     /// The largest ID, `7VVVVVVVVVVVVVVVVVVVVVVVVV` (all bits one).
     ///
     /// ```
     /// assert_eq!(scru128::Scru128Id::MAX.to_string(), "7VVVVVVVVVVVVVVVVVVVVVVVVV");
     /// ```
-    pub const MAX: Self = Self([0xff; 16]);
+    pub const MAX: Self = Self([0xff; 16], []);
 
     /// Creates an ID from its 128-bit unsigned integer value.
     ///
@@ -105,7 +115,7 @@ impl Scru128Id {
     /// ```
     #[inline]
     pub const fn from_u128(int_value: u128) -> Self {
-        Self(int_value.to_be_bytes())
+        Self(int_value.to_be_bytes(), [])
     }
 
     /// Returns the 128-bit unsigned integer value (same as [`to_u128`](Self::to_u128);
@@ -140,7 +150,7 @@ impl Scru128Id {
     /// ```
     #[inline]
     pub const fn from_bytes(bytes: [u8; 16]) -> Self {
-        Self(bytes)
+        Self(bytes, [])
     }
 
     /// Returns the 16-byte big-endian form, which sorts like the ID.

@@ -171,7 +171,10 @@ impl Clock for SystemClock {
 /// let mut rng = DefaultRng::new();
 /// let _ = rng.next_u32();
 /// ```
+/// Two sources are equal when they will yield the same numbers (scru128 1.0.0's
+/// generator was `PartialEq`, so a generator over this source is too).
 #[cfg(feature = "std")]
+#[derive(PartialEq, Eq)]
 pub struct DefaultRng {
     core: rand_chacha::ChaCha12Core,
     /// Output of the last block computation; `buf[next..]` is unread.

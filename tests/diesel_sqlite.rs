@@ -286,7 +286,7 @@ fn bad_stored_values_are_typed_errors() {
         for (column, read) in [("Binary", as_blob), ("Text", as_text)] {
             assert_eq!(
                 read.as_ref().copied().map_err(stored_error),
-                expected.map_err(Some),
+                expected.clone().map_err(Some),
                 "row {k}, column {column}: {read:?}"
             );
         }

@@ -30,20 +30,24 @@ fn err(text: &str) -> String {
     let e = Scru128Id::try_from_str(text).expect_err(text);
     assert_eq!(
         text.parse::<Scru128Id>(),
-        Err(e),
+        Err(e.clone()),
         "FromStr differs: {text:?}"
     );
-    assert_eq!(Scru128Id::try_from(text), Err(e), "TryFrom<&str>: {text:?}");
+    assert_eq!(
+        Scru128Id::try_from(text),
+        Err(e.clone()),
+        "TryFrom<&str>: {text:?}"
+    );
     assert_eq!(
         Scru128Id::try_from(text.to_owned()),
-        Err(e),
+        Err(e.clone()),
         "TryFrom<String>: {text:?}"
     );
     if text.is_ascii() {
         // Same rules for bytes; for ASCII input the errors are the same.
         assert_eq!(
             Scru128Id::try_from_ascii(text.as_bytes()),
-            Err(e),
+            Err(e.clone()),
             "{text:?}"
         );
     } else {

@@ -20,7 +20,7 @@ fn connect() -> Option<Client> {
 
 /// The error of a failed `try_get`, as the `StoredValueError` inside it.
 fn stored_error(err: &postgres::Error) -> Option<StoredValueError> {
-    err.source()?.downcast_ref::<StoredValueError>().copied()
+    err.source()?.downcast_ref::<StoredValueError>().cloned()
 }
 
 #[test]

@@ -18,7 +18,7 @@ async fn open(db: &TempDb) -> SqlitePool {
 /// The `StoredValueError` inside a decode error.
 fn stored_error(err: &sqlx::Error) -> Option<StoredValueError> {
     match err {
-        sqlx::Error::ColumnDecode { source, .. } => source.downcast_ref().copied(),
+        sqlx::Error::ColumnDecode { source, .. } => source.downcast_ref().cloned(),
         _ => None,
     }
 }

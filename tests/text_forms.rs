@@ -36,7 +36,7 @@ fn form_err(
 ) -> String {
     let e = from_str(text).expect_err(text);
     if text.is_ascii() {
-        assert_eq!(from_ascii(text.as_bytes()), Err(e), "{text:?}");
+        assert_eq!(from_ascii(text.as_bytes()), Err(e.clone()), "{text:?}");
     } else {
         assert!(from_ascii(text.as_bytes()).is_err(), "{text:?}");
     }
@@ -384,9 +384,9 @@ proptest! {
         ],
     ) {
         let hex = Scru128Id::try_from_hex_ascii(&bytes);
-        prop_assert_eq!(hex.ok().map(Scru128Id::to_u128), naive(&bytes, false));
+        prop_assert_eq!(hex.clone().ok().map(Scru128Id::to_u128), naive(&bytes, false));
         let uuid = Scru128Id::try_from_uuid_ascii(&bytes);
-        prop_assert_eq!(uuid.ok().map(Scru128Id::to_u128), naive(&bytes, true));
+        prop_assert_eq!(uuid.clone().ok().map(Scru128Id::to_u128), naive(&bytes, true));
         if let Ok(text) = std::str::from_utf8(&bytes) {
             prop_assert_eq!(Scru128Id::try_from_hex(text).is_ok(), hex.is_ok());
             prop_assert_eq!(Scru128Id::try_from_uuid_str(text).is_ok(), uuid.is_ok());

@@ -10,7 +10,7 @@ use crate::args::{Format, InputForm};
 use crate::lines::{MAX_LINE, char_count};
 
 /// Why an input is not an ID.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InputError {
     /// The library's reason why a text of one form is not an ID.
     Parse(ParseError),
@@ -57,8 +57,8 @@ impl Found {
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Self::Parse(err) => write!(f, "{err}"),
-            Self::Length(err) => write!(
+            Self::Parse(ref err) => write!(f, "{err}"),
+            Self::Length(ref err) => write!(
                 f,
                 "{err} (32 hex digits, the 36-character UUID form and decimal integers are also accepted)"
             ),

@@ -67,7 +67,7 @@ fn assert_same_parse(text: &str) -> bool {
         theirs.is_ok(),
         "{text:?}: ours {ours:?}, reference {theirs:?}"
     );
-    if let (Ok(a), Ok(b)) = (ours, theirs) {
+    if let (Ok(a), Ok(b)) = (&ours, &theirs) {
         assert_eq!(a.as_u128(), b.as_u128(), "{text:?}");
     }
     // The `String` entry point agrees with `FromStr` in both crates.

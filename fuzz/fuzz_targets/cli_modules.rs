@@ -9,6 +9,8 @@ mod bounds;
 mod check;
 #[path = "../../cli/src/convert.rs"]
 mod convert;
+#[path = "../../cli/src/docs.rs"]
+mod docs;
 #[path = "../../cli/src/forms.rs"]
 mod forms;
 #[path = "../../cli/src/generate.rs"]

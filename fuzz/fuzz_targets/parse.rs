@@ -168,7 +168,7 @@ fuzz_target!(|data: &[u8]| {
             // On ASCII input the text and byte parsers say the same; otherwise the
             // text one names the whole character.
             if text.is_ascii() {
-                assert_eq!(Err(*err), from_ascii);
+                assert_eq!(Err(err.clone()), from_ascii);
             }
         }
         _ => panic!("parse: {parsed:?}, naive: {expected:?}"),

@@ -26,7 +26,7 @@ use crate::{ParseError, Scru128Id};
 /// let err = StoredValueError::Text(bad_text);
 /// assert!(err.to_string().starts_with("stored text is not a SCRU128 ID: invalid digit '!'"));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StoredValueError {
     /// A binary value (`uuid`, `bytea`, `BLOB`) whose length, given here, is not 16.

@@ -10,7 +10,7 @@ pub fn stored_error(err: &Error) -> Option<StoredValueError> {
         return None;
     };
     match cause.downcast_ref::<DeserializeFieldError>() {
-        Some(field) => field.error.downcast_ref().copied(),
-        None => cause.downcast_ref().copied(),
+        Some(field) => field.error.downcast_ref().cloned(),
+        None => cause.downcast_ref().cloned(),
     }
 }
