@@ -1,1 +1,0 @@
-/work/main/.ci/no-std-check/target/debug/libscru128_no_std_check.a: /work/main/.ci/no-std-check/src/lib.rs /work/main/docs/format.md /work/main/docs/reliability.md /work/main/src/encoded.rs /work/main/src/error.rs /work/main/src/external.rs /work/main/src/generator.rs /work/main/src/hex.rs /work/main/src/id.rs /work/main/src/lib.rs /work/main/src/sources.rs
