@@ -89,26 +89,27 @@
 //!
 //! ## Performance
 //!
-//! What bounds each operation (figures from `scripts/bench-summary` on a 2-core AMD
-//! EPYC; the README has the full table against scru128 1.0.0):
+//! What bounds each operation (figures from `scripts/bench-summary` on a 2-core Intel
+//! Xeon, 2026-12-02; [`docs::performance`] has the tables against scru128 1.0.0, and
+//! those of an AMD EPYC):
 //!
-//! - [`scru128()`] (about 11 ns): the clock. The process-wide clock reads the CPU's
-//!   time-stamp counter (about 10 ns) and calls the system clock (about 25 ns) only
+//! - [`scru128()`] (about 14 ns): the clock. The process-wide clock reads the CPU's
+//!   time-stamp counter (about 8 ns) and calls the system clock (about 19 ns) only
 //!   when the counter cannot prove that the millisecond is unchanged (7 to 8 times per
 //!   millisecond for the whole process, and for every call in the first 4-5 ms, until
 //!   the counter's rate is confirmed); each thread spends blocks of 256 counters, so
 //!   the shared lock is taken once per block or per millisecond, and draws random
 //!   numbers from its own `ChaCha12`.
-//! - [`Scru128Generator::generate`] (about 12 ns): the clock, read for every ID through
+//! - [`Scru128Generator::generate`] (about 13 ns): the clock, read for every ID through
 //!   [`SystemClock`], the same process-wide clock.
-//!   [`Scru128Generator::fill`] reads it once per batch: about 2.7 ns per ID, half of it
+//!   [`Scru128Generator::fill`] reads it once per batch: about 2.8 ns per ID, half of it
 //!   the random source.
-//! - [`Scru128Id::encode`] and parsing (about 7 and 5 ns): arithmetic on machine
+//! - [`Scru128Id::encode`] and parsing (about 6 ns each): arithmetic on machine
 //!   words, SSE2 for parsing on x86-64.
-//! - [`Scru128Id::to_string`] (about 17 ns) and [`scru128_string()`]: the heap
+//! - [`Scru128Id::to_string`] (about 12 ns) and [`scru128_string()`]: the heap
 //!   allocation of the `String`. The inherent `to_string` allocates the 26 bytes once;
 //!   the blanket `ToString` (generic code, `format!`) goes through `Display` and a
-//!   `Formatter` and costs about 17 ns more, for the same text.
+//!   `Formatter` and costs about 12 ns more, for the same text.
 //!
 //! No generate, encode or parse path allocates.
 //!
