@@ -26,8 +26,8 @@ fn main() {
         )
     };
     println!(
-        "left out: {features}the PostgreSQL extension (`scripts/test-pg`), the SQLite \
-         extension (`scripts/test-sqlite`) and the Python package (`scripts/test-python`); \
-         `scripts/test` runs them all"
+        "left out: {features}the PostgreSQL extension (`scripts/test-pg`, and on several \
+         servers `scripts/many-servers`), the SQLite extension (`scripts/test-sqlite`) and \
+         the Python package (`scripts/test-python`); `scripts/test` runs them all"
     );
 }
