@@ -25,9 +25,9 @@
 //! threads: `tests/realtime_threads.rs`, `scripts/bench-rt-latency`); by sleeps that
 //! grow longer elsewhere.
 
-use core::cell::{Cell, UnsafeCell};
+use core::cell::UnsafeCell;
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, compiler_fence};
 
 use crate::fork;
 
@@ -277,25 +277,74 @@ fn wake(_word: &AtomicU32) {}
 /// Some of the crate's locks, by address: at most eight at once (the crate takes at
 /// most two, the shared generator's and the clock's, one inside the other; signal
 /// handlers nested in that add theirs).
-struct Locks([Cell<usize>; 8]);
+///
+/// Used as a stack: a mark goes into the first free slot and the last slot holding
+/// it is cleared, so that a signal handler's mark, made and cleared while it
+/// interrupts this thread between finding a slot and writing it, is always the one
+/// the handler clears. (Clearing the first slot holding the address instead leaked a
+/// mark whenever a handler interrupted a removal of the same lock's mark: the
+/// handler cleared the interrupted call's slot, the interrupted call cleared it
+/// again, and the handler's stayed; nine such leaks aborted the process in
+/// `tests/signals.rs`.) This holds while marks go in the reverse order of coming
+/// (every guard is dropped before the guards taken before it, as the crate's are:
+/// the clock's inside the generator's); a hole below the top would bring the leak
+/// back, which `remove` checks in debug builds. The slots are atomics (relaxed: one
+/// thread, but a handler reading them while they change must not be a data race) and
+/// the compiler fences keep the accesses where the code has them, since a handler
+/// runs between any two instructions of this thread.
+struct Locks([AtomicUsize; 8]);
 
 impl Locks {
     fn contains(&self, lock: usize) -> bool {
-        self.0.iter().any(|slot| slot.get() == lock)
+        self.0
+            .iter()
+            .any(|slot| slot.load(Ordering::Relaxed) == lock)
     }
 
     fn push(&self, lock: usize) {
-        match self.0.iter().find(|slot| slot.get() == 0) {
-            Some(slot) => slot.set(lock),
+        compiler_fence(Ordering::SeqCst);
+        match self.0.iter().find(|slot| slot.load(Ordering::Relaxed) == 0) {
+            Some(slot) => slot.store(lock, Ordering::Relaxed),
             None => unreachable!("scru128: locks nested more than eight deep"),
         }
+        compiler_fence(Ordering::SeqCst);
     }
 
-    /// Removes one mark of `lock`.
+    /// Removes the last mark of `lock`.
     fn remove(&self, lock: usize) {
-        if let Some(slot) = self.0.iter().find(|slot| slot.get() == lock) {
-            slot.set(0);
+        if let Some(slot) = self.last_of(lock) {
+            debug_assert!(
+                self.0
+                    .iter()
+                    .rev()
+                    .find(|other| other.load(Ordering::Relaxed) != 0)
+                    .is_some_and(|top| core::ptr::eq(top, slot)),
+                "scru128: a lock let go out of order"
+            );
+            slot.store(0, Ordering::Relaxed);
         }
+        compiler_fence(Ordering::SeqCst);
+    }
+
+    /// The last slot holding `lock`: what [`Locks::remove`] clears.
+    fn last_of(&self, lock: usize) -> Option<&AtomicUsize> {
+        compiler_fence(Ordering::SeqCst);
+        let slot = self
+            .0
+            .iter()
+            .rev()
+            .find(|slot| slot.load(Ordering::Relaxed) == lock);
+        compiler_fence(Ordering::SeqCst);
+        slot
+    }
+
+    /// How many marks there are.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.0
+            .iter()
+            .filter(|slot| slot.load(Ordering::Relaxed) != 0)
+            .count()
     }
 }
 
@@ -309,8 +358,8 @@ struct Marks {
 std::thread_local! {
     static MARKS: Marks = const {
         Marks {
-            acquiring: Locks([const { Cell::new(0) }; 8]),
-            holding: Locks([const { Cell::new(0) }; 8]),
+            acquiring: Locks([const { AtomicUsize::new(0) }; 8]),
+            holding: Locks([const { AtomicUsize::new(0) }; 8]),
         }
     };
 }
@@ -320,7 +369,76 @@ mod tests {
     use core::sync::atomic::Ordering;
     use std::vec::Vec;
 
-    use super::{ForkLock, Refused};
+    use super::{ForkLock, Locks, Refused};
+
+    fn empty_marks() -> Locks {
+        Locks([const { core::sync::atomic::AtomicUsize::new(0) }; 8])
+    }
+
+    /// A signal handler that takes and lets go of the same lock while it interrupts a
+    /// removal of that lock's mark, between finding the slot and clearing it (where
+    /// `tests/signals.rs` aborted after nine leaked marks): no mark is left.
+    #[test]
+    fn a_handler_inside_a_removal_leaves_no_mark() {
+        let marks = empty_marks();
+        for _ in 0..20 {
+            marks.push(0x1000);
+            // The interrupted removal has found its slot...
+            let slot = marks.last_of(0x1000).unwrap();
+            // ...and the handler runs: marks the lock as nested, then unmarks it.
+            assert!(marks.contains(0x1000));
+            marks.push(0x1000);
+            marks.remove(0x1000);
+            // The removal goes on.
+            slot.store(0, Ordering::Relaxed);
+            assert_eq!(marks.len(), 0, "a mark leaked");
+        }
+    }
+
+    /// The same around a mark of another lock, and a handler inside a push: every
+    /// mark the handler makes it clears, and the interrupted call's stays.
+    #[test]
+    fn a_handler_inside_a_push_or_around_other_marks_keeps_them_apart() {
+        let marks = empty_marks();
+        marks.push(0x2000); // held: the generator's lock
+        marks.push(0x1000); // acquiring: the clock's
+        // A removal of 0x1000 interrupted by a handler that takes both locks in turn.
+        let slot = marks.last_of(0x1000).unwrap();
+        marks.push(0x2000);
+        marks.push(0x1000);
+        marks.remove(0x1000);
+        marks.remove(0x2000);
+        slot.store(0, Ordering::Relaxed);
+        assert_eq!(marks.len(), 1);
+        assert!(marks.contains(0x2000) && !marks.contains(0x1000));
+        // A push interrupted after finding its free slot (the handler's marks come
+        // and go in that same slot before the push writes it).
+        let free = marks
+            .0
+            .iter()
+            .find(|slot| slot.load(Ordering::Relaxed) == 0)
+            .unwrap();
+        marks.push(0x1000);
+        marks.remove(0x1000);
+        free.store(0x3000, Ordering::Relaxed);
+        assert_eq!(marks.len(), 2);
+        assert!(marks.contains(0x3000) && marks.contains(0x2000));
+        marks.remove(0x3000);
+        marks.remove(0x2000);
+        assert_eq!(marks.len(), 0);
+    }
+
+    /// Marks let go out of order would leave a hole that brings the leak back: debug
+    /// builds refuse it.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a lock let go out of order")]
+    fn marks_let_go_out_of_order_are_caught_in_debug_builds() {
+        let marks = empty_marks();
+        marks.push(0x2000);
+        marks.push(0x1000);
+        marks.remove(0x2000);
+    }
 
     #[test]
     fn one_holder_at_a_time_and_a_nested_call_is_refused() {
