@@ -501,8 +501,9 @@ impl Scru128Id {
     ///
     /// `id.to_string()` picks this method over the blanket
     /// [`ToString`](alloc::string::ToString) one (inherent methods come first), which
-    /// saves about 12 ns per call (`scripts/bench-summary`): std's blanket method runs [`Display`](fmt::Display)
-    /// through a `Formatter` into an empty `String` that then grows, while this one
+    /// saves about 12 ns per call (`scripts/bench-summary`): std's blanket method runs
+    /// [`Display`](fmt::Display) through a `Formatter` into an empty `String` that then
+    /// grows, while this one
     /// allocates the 26 bytes once. Generic code (`T: ToString`, `format!`) still gets
     /// the `Display` text, which is identical.
     ///

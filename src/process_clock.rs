@@ -2,18 +2,17 @@
 //! [`scru128()`](crate::scru128): Unix milliseconds, one reading for every thread of
 //! the process, with the CPU's time-stamp counter (TSC) as a shortcut on x86-64.
 //!
-//! Reading the system clock costs about 19 ns, the TSC about 8 ns (Intel Xeon; 25 and
-//! 10 ns on an AMD EPYC). After each
-//! system-clock read the clock publishes an *anchor*: the millisecond read, the TSC
-//! value taken just before the read, and a *window* of ticks during which that
-//! millisecond is sure to last. A caller whose TSC is inside the window gets the
-//! anchor's millisecond without a system call; otherwise it reads the system clock and
-//! publishes a new anchor. The window is 3/4 of what is left of the millisecond, so
-//! reads come closer together towards its end: the system clock is read 7 to 8 times
-//! per millisecond for the whole process here (at most 16 when calls come every few
-//! nanoseconds), whatever the number of threads. Until the counter's rate is
-//! confirmed, the first 4-5 ms of a process, every call reads the system clock under
-//! the lock (about 40 000 reads here).
+//! Reading the system clock costs about 19 ns, the TSC about 8 ns (Intel Xeon; 22–24
+//! and 9.3–10 ns on an AMD EPYC). After each system-clock read the clock publishes an
+//! *anchor*: the millisecond read, the TSC value taken just before the read, and a
+//! *window* of ticks during which that millisecond is sure to last. A caller whose TSC
+//! is inside the window gets the anchor's millisecond without a system call; otherwise
+//! it reads the system clock and publishes a new anchor. The window is 3/4 of what is
+//! left of the millisecond, so reads come closer together towards its end: the system
+//! clock is read 7 to 8 times per millisecond for the whole process here (at most 16
+//! when calls come every few nanoseconds), whatever the number of threads. Until the
+//! counter's rate is confirmed, the first 4-5 ms of a process, every call reads the
+//! system clock under the lock (about 40 000 reads here).
 //!
 //! There is one anchor for the whole process, replaced under a lock in the order of
 //! the reads, and a caller only ever returns the current anchor or a read it
