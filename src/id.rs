@@ -684,19 +684,31 @@ const fn decode(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
 /// benchmark, 5.8 against 5.3 in another; it was not kept.)
 #[inline]
 fn decode_at_run_time(bytes: &[u8]) -> Result<Scru128Id, ParseError> {
+    match decode_value(bytes) {
+        Some(id) => Ok(id),
+        None => Err(find_error(bytes)),
+    }
+}
+
+/// The ID of valid text, else `None` with the error left to the caller's cold path:
+/// returning only the value keeps the fast path in registers (a `Result` built here
+/// went through the stack on every call).
+#[inline]
+fn decode_value(bytes: &[u8]) -> Option<Scru128Id> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        let Ok(bytes) = <&[u8; 26]>::try_from(bytes) else {
-            return Err(find_error(bytes));
-        };
-        let value = sse2::decode(bytes);
-        match value {
-            Some(value) => Ok(Scru128Id::from_u128(value)),
-            None => Err(find_error(bytes)),
-        }
+        let bytes = <&[u8; 26]>::try_from(bytes).ok()?;
+        sse2::decode(bytes).map(Scru128Id::from_u128)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    decode(bytes)
+    decode(bytes).ok()
+}
+
+/// The error for text [`decode_value`] refused, its character found (cold path).
+#[cold]
+#[inline(never)]
+fn text_error(text: &str) -> ParseError {
+    find_error(text.as_bytes()).with_char_from(text)
 }
 
 /// 26 digits in two overlapping 16-byte vectors (bytes 0..16 and 10..26).
@@ -835,7 +847,10 @@ impl FromStr for Scru128Id {
     /// Parses the 26-digit text form; see [`Scru128Id::try_from_str`] for the rules.
     #[inline]
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        decode_at_run_time(text.as_bytes()).map_err(|e| e.with_char_from(text))
+        match decode_value(text.as_bytes()) {
+            Some(id) => Ok(id),
+            None => Err(text_error(text)),
+        }
     }
 }
 
@@ -1029,6 +1044,34 @@ mod tests {
         for len in [0, 1, 16, 25, 27, 40] {
             let input = [b'0'; 40];
             assert_eq!(decode_at_run_time(&input[..len]), decode(&input[..len]));
+        }
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn from_str_agrees_with_the_const_parser_for_every_character_at_every_position() {
+        // `from_str` builds its errors on its own cold path; they must be the same.
+        let base = "01234567899ABCDEFGHIJKLMNO";
+        for pos in 0..26 {
+            for c in (0..=0x7f_u8).map(char::from).chain(['é', '€', '𝄞']) {
+                let text: alloc::string::String = base
+                    .char_indices()
+                    .map(|(i, b)| if i == pos { c } else { b })
+                    .collect();
+                assert_eq!(
+                    text.parse::<Scru128Id>(),
+                    Scru128Id::try_from_str(&text),
+                    "{c:?} at {pos}"
+                );
+            }
+        }
+        for text in [
+            "",
+            "0",
+            "0000000000000000000000000",
+            "000000000000000000000000000",
+        ] {
+            assert_eq!(text.parse::<Scru128Id>(), Scru128Id::try_from_str(text));
         }
     }
 

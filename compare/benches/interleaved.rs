@@ -5,7 +5,8 @@
 //! least a call that reads the clock can cost.
 //!
 //! `cargo bench -p scru128-compare --bench interleaved` (or `scripts/bench-ratios`).
-//! `ROUNDS` and `CALLS` in the environment change the 9 rounds of 400 000 calls.
+//! `ROUNDS` and `CALLS` in the environment change the 9 rounds of 400 000 calls;
+//! arguments pick cases by name (`scripts/bench-ratios parse to_string`).
 //! Prints one table; the targets are those of issue 18.
 
 use std::hint::black_box;
@@ -200,11 +201,19 @@ fn cases() -> Vec<Case> {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; a filter is not supported (every case runs).
+    // `cargo bench` passes `--bench`; other arguments filter the cases by name (a case
+    // runs if its name contains any of them; none given, every case runs).
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let rounds = env_u64("ROUNDS", 9);
     let calls = env_u64("CALLS", 400_000);
     let mut rows = Vec::new();
     for mut case in cases() {
+        if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
+            continue;
+        }
         // A warm-up round of each, then the rounds, interleaved.
         (case.ours)(calls / 4);
         (case.reference)(calls / 4);
