@@ -2,8 +2,8 @@
 //! [`scru128()`](crate::scru128): Unix milliseconds, one reading for every thread of
 //! the process, with the CPU's time-stamp counter (TSC) as a shortcut on x86-64.
 //!
-//! Reading the system clock costs about 19 ns, the TSC about 8 ns (Intel Xeon; 22–24
-//! and 9.3–10 ns on an AMD EPYC). After each system-clock read the clock publishes an
+//! Reading the system clock costs about 19 ns, the TSC about 8 ns (Intel Xeon; 24 and
+//! 10 ns on an AMD EPYC). After each system-clock read the clock publishes an
 //! *anchor*: the millisecond read, the TSC value taken just before the read, and a
 //! *window* of ticks during which that millisecond is sure to last. A caller whose TSC
 //! is inside the window gets the anchor's millisecond without a system call; otherwise
@@ -457,8 +457,8 @@ impl TimeSources for SystemSources {
         #[cfg(target_arch = "x86_64")]
         if invariant_tsc::present() {
             // SAFETY: `rdtsc` exists on every x86-64 CPU and only reads a counter. It
-            // is about 10 ns against 25 ns for the system clock, which makes
-            // `scru128()` about 2x faster (compare/benches/compare.rs); the logic around it is
+            // costs about 10 ns against 24 ns for the system clock (the floor lines of
+            // `scripts/bench-ratios`, AMD EPYC); the logic around it is
             // tested with simulated counters in this module's tests, and the real
             // counter by `the_real_sources_agree_with_system_time` and
             // `tests/clock_steps.rs`.

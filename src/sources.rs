@@ -120,8 +120,8 @@ impl<F: FnMut() -> u64> Clock for F {
 /// process (the clock of [`scru128()`](crate::scru128) too). On x86-64 Linux with an
 /// invariant TSC that the kernel keeps time with, that clock skips the system call
 /// while the CPU's time-stamp counter proves that the millisecond of the last read
-/// has not ended yet: about 8 ns instead of 19 ns (Intel Xeon; 9.3–10 and 22–24 ns
-/// on an AMD EPYC), and the system clock is read 7 to 8 times per millisecond for the
+/// has not ended yet: about 8 ns instead of 19 ns (Intel Xeon; 10 and 24 ns on
+/// an AMD EPYC), and the system clock is read 7 to 8 times per millisecond for the
 /// whole process (every call reads it for the first 4-5 ms, until the counter's rate
 /// is confirmed). Every value is a millisecond the system clock showed during the
 /// call, and no thread is given a millisecond older

@@ -126,6 +126,14 @@ fn text(c: &mut Criterion) {
             }
         });
     });
+    // The portable path (the `const fn`, and what other CPUs run) beside the SSE2 one.
+    g.bench_function("ours portable (try_from_str)", |b| {
+        b.iter(|| {
+            for text in &texts {
+                black_box(scru128::Scru128Id::try_from_str(black_box(text)).unwrap());
+            }
+        });
+    });
     g.bench_function("reference", |b| {
         b.iter(|| {
             for text in &texts {
