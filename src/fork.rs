@@ -19,7 +19,15 @@
 //!
 //! No lock is taken across `fork()`: the crate's locks are [`ForkLock`]s, which a
 //! child takes back from the threads it does not have (a prepare handler that took
-//! them would deadlock a `fork()` made from a signal handler).
+//! them would deadlock a `fork()` made from a signal handler), with no handler's help.
+//!
+//! A fork by the raw system call (`syscall(SYS_fork)`, or `SYS_clone` without
+//! `CLONE_VM`) runs no handler. On Linux 4.14 and later the crate notices it all the
+//! same, from the wiped page: generators, random sources and locks act as after
+//! `fork()`, and `tests/fork_handlers.rs` and `tests/fork_in_call.rs` fork so. Where
+//! the page cannot be had (older kernels, other systems) such a child goes unnoticed
+//! and may repeat its parent's IDs; so may a child made by `vfork()` or
+//! `clone(CLONE_VM)`, which shares its parent's memory.
 //!
 //! [`ForkLock`]: crate::fork_lock::ForkLock
 
@@ -197,9 +205,9 @@ static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
 static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
 
 /// In the child: where the kernel did not zero the count already, the next `epoch()`
-/// takes a new one.
-/// Then the locks this thread holds (a fork from a signal handler that interrupted
-/// it inside one) are marked as held in the child too.
+/// takes a new one. Then the locks that this thread held at `fork()` (a fork from a
+/// signal handler that interrupted it inside one) are stamped as held in the child,
+/// for the threads that handler might start (see `fork_lock.rs`).
 extern "C" fn child() {
     IN_MEMORY.store(0, Ordering::Relaxed);
     count().store(0, Ordering::Relaxed);

@@ -5,19 +5,39 @@
 //! every lock before `fork()` and releases it after, deadlocks when the fork is made
 //! from a signal handler: the interrupted thread may itself hold one of the locks, or
 //! wait for one while holding another (issue 18, item 1). So nothing is taken across
-//! `fork()`: the lock word holds the fork count of the holder's process
-//! ([`fork::epoch`]), and a thread that finds it held in an *ancestor* process takes
-//! it over. What the lock guards may then be half-updated: the guard says so
-//! ([`ForkLockGuard::inherited`]) and the caller repairs or resets it.
+//! `fork()`, and no fork handler touches the lock: the lock word names its holder, a
+//! thread (by a number of its own) of a process (by its fork count, [`fork::epoch`]),
+//! in one atomic. Whoever looks at the word can then tell exactly which of three cases
+//! it is in:
 //!
-//! Each thread marks the locks it is taking and the locks it holds. A thread that
-//! finds a lock it cannot take marked by itself is a nested call (a signal handler
-//! that interrupted the holder, or the thread while it was taking the lock):
-//! [`ForkLock::lock`] refuses it instead of waiting for itself. If such a
-//! handler forks, the interrupted call goes on holding the lock in the child too (the
-//! list is copied with the thread): the child's fork handler restamps the lock with
-//! the child's count ([`ForkLock::adopt_in_child`]), so that the child's other threads
-//! wait for it.
+//! - held by this very thread: a nested call (a signal handler that interrupted the
+//!   holder), which [`ForkLock::lock`] refuses instead of waiting for itself; this
+//!   also holds in a child forked from such a handler, where the interrupted call goes
+//!   on holding the lock and lets go of it as in the parent;
+//! - held by another thread of this process: wait;
+//! - held by a thread of an *ancestor* process (another fork count): that thread does
+//!   not exist here, so the lock is taken over. What it guards may then be
+//!   half-updated: the guard says so ([`ForkLockGuard::inherited`]) and the caller
+//!   repairs or resets it.
+//!
+//! So a child never waits for a lock that no thread of its own can let go, whether it
+//! was made by `fork()` or by the raw system call (which runs no fork handler; the
+//! fork count still changes, see `fork.rs`). (Issue 29: the lock word used to hold the
+//! fork count alone, with a per-thread list of the locks a thread held, and the child
+//! handler restamped the locks on that list as the child's. Between a holder's letting
+//! go and its unlisting, another thread could take the lock; a fork then restamped that
+//! thread's hold as the child's, held by nobody, and the child waited for ever: 1 child
+//! in 25 000 with a clock that took 14 µs a read.)
+//!
+//! A lock that the forking thread itself holds (the fork came from a signal handler
+//! that interrupted it inside) goes on being held in the child by the interrupted
+//! call, which lets go of it as in the parent. The child's fork handler stamps such a
+//! lock with the child's count ([`ForkLock::adopt_in_child`]: the word names the
+//! thread, so the handler knows exactly which locks are its own), for a thread that
+//! the signal handler might start before the interrupted call ends. After a raw fork
+//! (no handler) it keeps its parent's count until that call lets go; the child has no
+//! other thread then unless the signal handler made one, which POSIX does not allow
+//! (`pthread_create` is not async-signal-safe).
 //!
 //! A waiter spins for a moment (a holder is done within a microsecond or so), then
 //! sleeps until the holder lets go: in the kernel (a futex) on Linux, which lets a
@@ -25,9 +45,9 @@
 //! threads: `tests/realtime_threads.rs`, `scripts/bench-rt-latency`); by sleeps that
 //! grow longer elsewhere.
 
-use core::cell::UnsafeCell;
+use core::cell::{Cell, UnsafeCell};
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, compiler_fence};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use crate::fork;
 
@@ -47,8 +67,9 @@ pub(crate) enum Refused {
 /// newest timestamp, which every ID reads.
 #[repr(C, align(128))]
 pub(crate) struct ForkLock<T> {
-    /// 0 when free; otherwise the fork count of the holder's process (never 0).
-    holder: AtomicU32,
+    /// 0 when free; otherwise the holder ([`holder_word`]): its process's fork count in
+    /// the high half, its thread's number in the low half (never 0).
+    holder: AtomicU64,
     /// Threads asleep in `lock`, to be woken when it is let go.
     sleepers: AtomicU32,
     value: UnsafeCell<T>,
@@ -66,59 +87,88 @@ pub(crate) struct ForkLockGuard<'a, T> {
     inherited: bool,
 }
 
+/// The lock word of thread `thread` in the process of fork count `epoch`.
+const fn holder_word(epoch: u32, thread: u32) -> u64 {
+    ((epoch as u64) << 32) | thread as u64
+}
+
+/// The thread number in a lock word.
+const fn thread_of(word: u64) -> u32 {
+    word as u32
+}
+
+/// The fork count in a lock word.
+const fn epoch_of(word: u64) -> u32 {
+    (word >> 32) as u32
+}
+
+/// Numbers handed to threads so far.
+static THREADS: AtomicU32 = AtomicU32::new(0);
+
+std::thread_local! {
+    /// This thread's number (0 until its first lock). A child's forking thread keeps
+    /// its parent's number; the child's new threads take numbers above every number of
+    /// the parent (the count is copied), so no two threads of a process share one
+    /// (until 2^32 threads have been started).
+    static THREAD: Cell<u32> = const { Cell::new(0) };
+}
+
+/// This thread's number, never 0.
+fn thread_number() -> u32 {
+    THREAD.with(|number| match number.get() {
+        0 => {
+            let mut fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+            if fresh == 0 {
+                fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+            }
+            // A signal handler that interrupted this between the two lines took a
+            // number of its own and let go of every lock it took before returning.
+            number.set(fresh);
+            fresh
+        }
+        n => n,
+    })
+}
+
 impl<T> ForkLock<T> {
     pub(crate) const fn new(value: T) -> Self {
         Self {
-            holder: AtomicU32::new(0),
+            holder: AtomicU64::new(0),
             sleepers: AtomicU32::new(0),
             value: UnsafeCell::new(value),
         }
     }
 
-    fn address(&self) -> usize {
-        core::ptr::from_ref(self).addr()
-    }
-
     /// Takes the lock if it is free, or held in an ancestor process.
     pub(crate) fn try_lock(&self) -> Result<ForkLockGuard<'_, T>, Refused> {
-        let me = fork::epoch();
-        let lock = self.address();
-        // Marked before the lock word is touched and unmarked after, so that a signal
-        // handler that interrupts this thread anywhere in between (or while it holds
-        // the lock) knows that it is nested, instead of waiting for itself.
-        let nested = MARKS.with(|marks| {
-            let nested = marks.acquiring.contains(lock) || marks.holding.contains(lock);
-            marks.acquiring.push(lock);
-            nested
-        });
-        let taken = match self
-            .holder
-            .compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed)
-        {
-            Ok(_) => Some(false),
-            // Held in a process that is not this one: copied by `fork()` while a
-            // thread this process does not have held it.
-            Err(held) if held != me && !nested => self
+        let thread = thread_number();
+        let epoch = fork::epoch();
+        let me = holder_word(epoch, thread);
+        let inherited =
+            match self
                 .holder
-                .compare_exchange(held, me, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-                .then_some(true),
-            Err(_) => None,
-        };
-        MARKS.with(|marks| {
-            if taken.is_some() {
-                marks.holding.push(lock);
-            }
-            marks.acquiring.remove(lock);
-        });
-        match taken {
-            Some(inherited) => Ok(ForkLockGuard {
-                lock: self,
-                inherited,
-            }),
-            None if nested => Err(Refused::Nested),
-            None => Err(Refused::Busy),
-        }
+                .compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed)
+            {
+                Ok(_) => false,
+                Err(held) if thread_of(held) == thread => return Err(Refused::Nested),
+                // Held by a thread of another process: copied by `fork()` while a thread
+                // this process does not have held it.
+                Err(held) if epoch_of(held) != epoch => {
+                    if self
+                        .holder
+                        .compare_exchange(held, me, Ordering::Acquire, Ordering::Relaxed)
+                        .is_err()
+                    {
+                        return Err(Refused::Busy);
+                    }
+                    true
+                }
+                Err(_) => return Err(Refused::Busy),
+            };
+        Ok(ForkLockGuard {
+            lock: self,
+            inherited,
+        })
     }
 
     /// Takes the lock, waiting while another thread of this process holds it.
@@ -161,17 +211,17 @@ impl<T> ForkLock<T> {
 
     /// In a child, on the forking thread (the fork handler): if this thread held the
     /// lock at `fork()` (the fork was made from a signal handler that interrupted it
-    /// inside), the interrupted call still holds it in the child and will release it.
-    /// Restamps the lock with the child's fork count, so that the child's other
-    /// threads wait for that call instead of taking the lock over.
+    /// inside), the interrupted call still holds it in the child and will let go.
+    /// Stamps the lock with the child's count, so that the child's other threads wait
+    /// for that call instead of taking the lock over. The word names the thread, so no
+    /// other thread's hold is ever stamped (issue 29's hang).
     pub(crate) fn adopt_in_child(&self) {
-        // Marked and held: a thread letting go clears the word before its mark, so a
-        // fork in between leaves a mark on a free lock, which must stay free (stamped,
-        // it would be held by nobody: `tests/fork_from_signal.rs` hung children so).
-        if MARKS.with(|marks| marks.holding.contains(self.address()))
-            && self.holder.load(Ordering::Relaxed) != 0
-        {
-            self.holder.store(fork::epoch(), Ordering::Relaxed);
+        let held = self.holder.load(Ordering::Relaxed);
+        if held != 0 && thread_of(held) == THREAD.with(Cell::get) {
+            self.holder.store(
+                holder_word(fork::epoch(), thread_of(held)),
+                Ordering::Relaxed,
+            );
         }
     }
 
@@ -209,10 +259,8 @@ impl<T> DerefMut for ForkLockGuard<'_, T> {
 
 impl<T> Drop for ForkLockGuard<'_, T> {
     fn drop(&mut self) {
-        // SeqCst, against the sleepers' count: see `lock_asleep`. Let go first, then
-        // unmarked: a handler that interrupts in between finds it free, or nested.
+        // SeqCst, against the sleepers' count: see `lock_asleep`.
         self.lock.holder.store(0, Ordering::SeqCst);
-        MARKS.with(|marks| marks.holding.remove(self.lock.address()));
         if self.lock.sleepers.load(Ordering::SeqCst) != 0 {
             wake(&self.lock.holder);
         }
@@ -222,28 +270,40 @@ impl<T> Drop for ForkLockGuard<'_, T> {
 /// Rounds of `try_lock` before a waiter goes to sleep.
 const SPINS: u32 = 100;
 
+/// The 32-bit half of a lock word that holds the thread number, the word a futex
+/// sleeps on: it changes whenever the lock is let go (to 0) or passes to another
+/// thread.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn thread_half(word: &AtomicU64) -> *const u32 {
+    let low = usize::from(cfg!(target_endian = "big"));
+    // The low half of the `u64` is its first `u32` on little-endian targets, its
+    // second on big-endian ones; `AtomicU64` is 8-aligned, so either is 4-aligned.
+    word.as_ptr().cast::<u32>().cast_const().wrapping_add(low)
+}
+
 /// Sleeps while `word` still holds `held`, at most 5 ms (or, where there is no futex,
 /// a while). The limit is for a fork: a thread that forks from a signal handler that
 /// interrupted it in this wait goes on waiting in the child, where the holder does not
 /// exist and nobody wakes it; when the limit ends it looks again, and takes the lock
 /// over (`tests/fork_from_signal.rs` hung children without it).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn wait(word: &AtomicU32, held: u32, _round: &mut u32) {
+fn wait(word: &AtomicU64, held: u64, _round: &mut u32) {
     let limit = libc::timespec {
         tv_sec: 0,
         tv_nsec: 5_000_000,
     };
-    // SAFETY: a futex wait on a live, aligned 32-bit atomic of this process, which
-    // returns at once if it no longer holds `held`, and at the latest after `limit`
-    // (a valid `timespec` for the call). Interruptions and spurious wake-ups return
-    // early: the caller looks again. Exercised by
+    // SAFETY: a futex wait on the thread half of a live, aligned lock word of this
+    // process, which returns at once if it no longer holds `held`'s thread, and at the
+    // latest after `limit` (a valid `timespec` for the call). Interruptions and
+    // spurious wake-ups return early: the caller looks again. The kernel reads the
+    // word itself (no Rust access of mixed size). Exercised by
     // `tests::a_waiter_gets_the_lock_when_the_holder_lets_go`.
     unsafe {
         libc::syscall(
             libc::SYS_futex,
-            word.as_ptr(),
+            thread_half(word),
             libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-            held,
+            thread_of(held),
             &raw const limit,
         );
     }
@@ -251,12 +311,12 @@ fn wait(word: &AtomicU32, held: u32, _round: &mut u32) {
 
 /// Wakes every thread asleep on `word`.
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn wake(word: &AtomicU32) {
-    // SAFETY: a futex wake on a live, aligned 32-bit atomic; it only wakes threads.
+fn wake(word: &AtomicU64) {
+    // SAFETY: a futex wake on the half `wait` sleeps on; it only wakes threads.
     unsafe {
         libc::syscall(
             libc::SYS_futex,
-            word.as_ptr(),
+            thread_half(word),
             libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
             i32::MAX,
         );
@@ -265,180 +325,21 @@ fn wake(word: &AtomicU32) {
 
 /// Without a futex: sleeps 1, 2, 4… µs, at most 100 µs.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn wait(_word: &AtomicU32, _held: u32, round: &mut u32) {
+fn wait(_word: &AtomicU64, _held: u64, round: &mut u32) {
     let us = (1u64 << (*round).min(7)).min(100);
     std::thread::sleep(core::time::Duration::from_micros(us));
     *round = round.saturating_add(1);
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn wake(_word: &AtomicU32) {}
-
-/// Some of the crate's locks, by address: at most eight at once (the crate takes at
-/// most two, the shared generator's and the clock's, one inside the other; signal
-/// handlers nested in that add theirs).
-///
-/// Used as a stack: a mark goes into the first free slot and the last slot holding
-/// it is cleared, so that a signal handler's mark, made and cleared while it
-/// interrupts this thread between finding a slot and writing it, is always the one
-/// the handler clears. (Clearing the first slot holding the address instead leaked a
-/// mark whenever a handler interrupted a removal of the same lock's mark: the
-/// handler cleared the interrupted call's slot, the interrupted call cleared it
-/// again, and the handler's stayed; nine such leaks aborted the process in
-/// `tests/signals.rs`.) This holds while marks go in the reverse order of coming
-/// (every guard is dropped before the guards taken before it, as the crate's are:
-/// the clock's inside the generator's); a hole below the top would bring the leak
-/// back, which `remove` checks in debug builds. The slots are atomics (relaxed: one
-/// thread, but a handler reading them while they change must not be a data race) and
-/// the compiler fences keep the accesses where the code has them, since a handler
-/// runs between any two instructions of this thread.
-struct Locks([AtomicUsize; 8]);
-
-impl Locks {
-    fn contains(&self, lock: usize) -> bool {
-        self.0
-            .iter()
-            .any(|slot| slot.load(Ordering::Relaxed) == lock)
-    }
-
-    fn push(&self, lock: usize) {
-        compiler_fence(Ordering::SeqCst);
-        match self.0.iter().find(|slot| slot.load(Ordering::Relaxed) == 0) {
-            Some(slot) => slot.store(lock, Ordering::Relaxed),
-            None => unreachable!("scru128: locks nested more than eight deep"),
-        }
-        compiler_fence(Ordering::SeqCst);
-    }
-
-    /// Removes the last mark of `lock`.
-    fn remove(&self, lock: usize) {
-        if let Some(slot) = self.last_of(lock) {
-            debug_assert!(
-                self.0
-                    .iter()
-                    .rev()
-                    .find(|other| other.load(Ordering::Relaxed) != 0)
-                    .is_some_and(|top| core::ptr::eq(top, slot)),
-                "scru128: a lock let go out of order"
-            );
-            slot.store(0, Ordering::Relaxed);
-        }
-        compiler_fence(Ordering::SeqCst);
-    }
-
-    /// The last slot holding `lock`: what [`Locks::remove`] clears.
-    fn last_of(&self, lock: usize) -> Option<&AtomicUsize> {
-        compiler_fence(Ordering::SeqCst);
-        let slot = self
-            .0
-            .iter()
-            .rev()
-            .find(|slot| slot.load(Ordering::Relaxed) == lock);
-        compiler_fence(Ordering::SeqCst);
-        slot
-    }
-
-    /// How many marks there are.
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.0
-            .iter()
-            .filter(|slot| slot.load(Ordering::Relaxed) != 0)
-            .count()
-    }
-}
-
-/// A thread's marks: the locks it is taking (between its first look at the lock word
-/// and knowing whether it got it), and the locks it holds.
-struct Marks {
-    acquiring: Locks,
-    holding: Locks,
-}
-
-std::thread_local! {
-    static MARKS: Marks = const {
-        Marks {
-            acquiring: Locks([const { AtomicUsize::new(0) }; 8]),
-            holding: Locks([const { AtomicUsize::new(0) }; 8]),
-        }
-    };
-}
+fn wake(_word: &AtomicU64) {}
 
 #[cfg(test)]
 mod tests {
     use core::sync::atomic::Ordering;
     use std::vec::Vec;
 
-    use super::{ForkLock, Locks, Refused};
-
-    fn empty_marks() -> Locks {
-        Locks([const { core::sync::atomic::AtomicUsize::new(0) }; 8])
-    }
-
-    /// A signal handler that takes and lets go of the same lock while it interrupts a
-    /// removal of that lock's mark, between finding the slot and clearing it (where
-    /// `tests/signals.rs` aborted after nine leaked marks): no mark is left.
-    #[test]
-    fn a_handler_inside_a_removal_leaves_no_mark() {
-        let marks = empty_marks();
-        for _ in 0..20 {
-            marks.push(0x1000);
-            // The interrupted removal has found its slot...
-            let slot = marks.last_of(0x1000).unwrap();
-            // ...and the handler runs: marks the lock as nested, then unmarks it.
-            assert!(marks.contains(0x1000));
-            marks.push(0x1000);
-            marks.remove(0x1000);
-            // The removal goes on.
-            slot.store(0, Ordering::Relaxed);
-            assert_eq!(marks.len(), 0, "a mark leaked");
-        }
-    }
-
-    /// The same around a mark of another lock, and a handler inside a push: every
-    /// mark the handler makes it clears, and the interrupted call's stays.
-    #[test]
-    fn a_handler_inside_a_push_or_around_other_marks_keeps_them_apart() {
-        let marks = empty_marks();
-        marks.push(0x2000); // held: the generator's lock
-        marks.push(0x1000); // acquiring: the clock's
-        // A removal of 0x1000 interrupted by a handler that takes both locks in turn.
-        let slot = marks.last_of(0x1000).unwrap();
-        marks.push(0x2000);
-        marks.push(0x1000);
-        marks.remove(0x1000);
-        marks.remove(0x2000);
-        slot.store(0, Ordering::Relaxed);
-        assert_eq!(marks.len(), 1);
-        assert!(marks.contains(0x2000) && !marks.contains(0x1000));
-        // A push interrupted after finding its free slot (the handler's marks come
-        // and go in that same slot before the push writes it).
-        let free = marks
-            .0
-            .iter()
-            .find(|slot| slot.load(Ordering::Relaxed) == 0)
-            .unwrap();
-        marks.push(0x1000);
-        marks.remove(0x1000);
-        free.store(0x3000, Ordering::Relaxed);
-        assert_eq!(marks.len(), 2);
-        assert!(marks.contains(0x3000) && marks.contains(0x2000));
-        marks.remove(0x3000);
-        marks.remove(0x2000);
-        assert_eq!(marks.len(), 0);
-    }
-
-    /// Marks let go out of order would leave a hole that brings the leak back: debug
-    /// builds refuse it.
-    #[test]
-    #[cfg(debug_assertions)]
-    #[should_panic(expected = "a lock let go out of order")]
-    fn marks_let_go_out_of_order_are_caught_in_debug_builds() {
-        let marks = empty_marks();
-        marks.push(0x2000);
-        marks.push(0x1000);
-        marks.remove(0x2000);
-    }
+    use super::{ForkLock, Refused, holder_word, thread_number};
 
     #[test]
     fn one_holder_at_a_time_and_a_nested_call_is_refused() {
@@ -483,35 +384,111 @@ mod tests {
         assert_eq!(lock.sleepers.load(Ordering::Relaxed), 0);
     }
 
-    /// What a child finds: the count of its parent. It takes the lock over and is told
-    /// so; a lock held by another thread of this process is respected, whatever that
-    /// thread is.
+    /// Threads have numbers of their own, never 0, the same at every call.
+    #[test]
+    fn threads_have_distinct_numbers() {
+        let mine = thread_number();
+        assert_ne!(mine, 0);
+        assert_eq!(thread_number(), mine);
+        let others: Vec<u32> = (0..8)
+            .map(|_| std::thread::spawn(thread_number).join().unwrap())
+            .collect();
+        let mut all = others.clone();
+        all.push(mine);
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), 9, "{others:?} and {mine}");
+    }
+
+    /// What a child finds in a lock word, each case by its word: the parent's thread
+    /// that held it does not exist here (taken over, and told so); a thread of this
+    /// process holds it (busy, whatever that thread is); this thread held it in the
+    /// parent (the fork came from a signal handler that interrupted it inside, and the
+    /// interrupted call goes on holding it: nested).
     #[test]
     fn a_lock_held_in_an_ancestor_process_is_taken_over() {
-        let me = crate::fork::epoch();
+        let epoch = crate::fork::epoch();
+        let me = thread_number();
+        let other = me.wrapping_add(1).max(1);
+        let parent = epoch ^ 0x5555;
         let lock = ForkLock::new(1u8);
-        lock.holder.store(me ^ 0x5555, Ordering::Relaxed);
+        // Another thread of the parent.
+        lock.holder
+            .store(holder_word(parent, other), Ordering::Relaxed);
         let guard = lock.try_lock().unwrap();
         assert!(guard.inherited());
+        assert_eq!(
+            lock.holder.load(Ordering::Relaxed),
+            holder_word(epoch, me),
+            "taken over in this process's name"
+        );
         drop(guard);
+        assert!(!lock.is_held());
         // Another thread of this very process: busy, never taken over.
-        lock.holder.store(me, Ordering::Relaxed);
+        lock.holder
+            .store(holder_word(epoch, other), Ordering::Relaxed);
         assert_eq!(lock.try_lock().err(), Some(Refused::Busy));
-        lock.holder.store(0, Ordering::Relaxed);
-        // This thread, holding it in an ancestor (it forked from a signal handler
-        // that interrupted it inside): the interrupted call still holds it.
-        let guard = lock.try_lock().unwrap();
-        lock.holder.store(me ^ 0x5555, Ordering::Relaxed);
+        // This thread, holding it in the parent: nested, and the word stays.
+        lock.holder
+            .store(holder_word(parent, me), Ordering::Relaxed);
         assert_eq!(lock.try_lock().err(), Some(Refused::Nested));
+        assert_eq!(lock.lock().err(), Some(Refused::Nested));
+        assert_eq!(lock.holder.load(Ordering::Relaxed), holder_word(parent, me));
+        // The child's fork handler stamps it as this process's...
         lock.adopt_in_child();
-        assert_eq!(lock.holder.load(Ordering::Relaxed), me);
-        // Forked just after the holder cleared the word, before its mark: the lock
-        // stays free in the child.
+        assert_eq!(lock.holder.load(Ordering::Relaxed), holder_word(epoch, me));
+        // ...but never another thread's hold, nor a free lock.
+        lock.holder
+            .store(holder_word(parent, other), Ordering::Relaxed);
+        lock.adopt_in_child();
+        assert_eq!(
+            lock.holder.load(Ordering::Relaxed),
+            holder_word(parent, other)
+        );
         lock.holder.store(0, Ordering::Relaxed);
         lock.adopt_in_child();
         assert!(!lock.is_held());
-        drop(guard);
-        assert!(!lock.is_held());
+    }
+
+    /// Issue 29's hang, the interleaving itself: thread A lets go, thread B takes the
+    /// lock, and A forks (from a signal handler) before it has done anything else. The
+    /// old child handler found the lock on A's list of held locks and restamped B's
+    /// hold as the child's, so that the child waited for a holder it does not have.
+    /// Now nothing is restamped: in the child (a new fork count) the word still names
+    /// B of the parent, which the child takes over at once.
+    #[test]
+    fn a_hold_taken_just_before_a_fork_by_another_thread_is_taken_over_in_the_child() {
+        let lock = ForkLock::new(0u32);
+        let epoch = crate::fork::epoch();
+        // A (this thread) takes the lock and lets go.
+        drop(lock.try_lock().unwrap());
+        // B takes it.
+        std::thread::scope(|s| {
+            s.spawn(|| core::mem::forget(lock.try_lock().unwrap()));
+        });
+        let held_by_b = lock.holder.load(Ordering::Relaxed);
+        assert_eq!(super::epoch_of(held_by_b), epoch);
+        // In this process B's hold is respected...
+        assert_eq!(lock.try_lock().err(), Some(Refused::Busy));
+        // ...and in a child, whose fork count is another, it is taken over.
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: the child only takes the lock (atomics and a thread-local) and
+            // leaves with `_exit`.
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork failed");
+            if pid == 0 {
+                let ok = lock.try_lock().is_ok_and(|guard| guard.inherited());
+                // SAFETY: ends the child at once.
+                unsafe { libc::_exit(i32::from(!ok)) }
+            }
+            assert_eq!(
+                super::signal_fork::exit_status(pid),
+                Some(0),
+                "the child did not take the lock over"
+            );
+        }
+        lock.holder.store(0, Ordering::Relaxed);
     }
 }
 

@@ -131,6 +131,14 @@ impl<R: RandomSource> RandomSource for Salted<'_, R> {
     }
 }
 
+/// The fork count a generator read before an ID (nothing without `std`).
+#[cfg(feature = "std")]
+#[derive(Clone, Copy)]
+struct ForkEpoch(u32);
+#[cfg(not(feature = "std"))]
+#[derive(Clone, Copy)]
+struct ForkEpoch;
+
 /// The generator state of SPEC section 3, without the random source and the clock.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct State {
@@ -486,17 +494,45 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         }
     }
 
-    /// Notices a `fork()` since the last ID (feature `std`, Unix).
+    /// Notices a `fork()` since the last ID (feature `std`, Unix); returns the fork
+    /// count, for [`made_here`](Self::made_here).
     #[inline]
     #[cfg_attr(not(feature = "std"), allow(clippy::unused_self))]
-    fn check_fork(&mut self) {
+    fn check_fork(&mut self) -> ForkEpoch {
         #[cfg(feature = "std")]
         {
             let epoch = crate::fork::epoch();
             if self.state.forked(epoch) {
                 self.after_fork(epoch);
             }
+            ForkEpoch(epoch)
         }
+        #[cfg(not(feature = "std"))]
+        ForkEpoch
+    }
+
+    /// Whether the fork count is still `epoch`: no `fork()` came since
+    /// [`check_fork`](Self::check_fork) read it. A signal handler may fork while this
+    /// generator makes an ID (`fork()` is async-signal-safe); the child then goes on
+    /// with the call from a copy of the generator and makes the ID its parent makes,
+    /// so the ID is made again where the count moved (issue 29).
+    #[inline]
+    #[allow(clippy::unused_self, clippy::trivially_copy_pass_by_ref)]
+    fn made_here(&self, epoch: ForkEpoch) -> bool {
+        #[cfg(feature = "std")]
+        return crate::fork::epoch() == epoch.0;
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = epoch;
+            true
+        }
+    }
+
+    /// Whether the last ID was made in this process, rather than copied from the
+    /// parent by a `fork()` that came after it was made (tests).
+    #[cfg(feature = "std")]
+    pub(crate) fn last_id_made_here(&self) -> bool {
+        !self.state.forked(crate::fork::epoch())
     }
 
     /// In a child process: a fresh salt for the random source, then a fresh
@@ -642,7 +678,18 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         reset_on_rollback: bool,
     ) -> Result<Scru128Id, GenerateError> {
         let now = timestamp_from_clock(unix_ts_ms)?;
-        self.check_fork();
+        loop {
+            let epoch = self.check_fork();
+            let id = self.next_at(now, reset_on_rollback)?;
+            if self.made_here(epoch) {
+                return Ok(id);
+            }
+        }
+    }
+
+    /// The next ID for the clock reading (biased) `now`.
+    #[inline]
+    fn next_at(&mut self, now: u64, reset_on_rollback: bool) -> Result<Scru128Id, GenerateError> {
         let mut rng = Salted {
             rng: &mut self.rng,
             salt: &mut self.salt,
@@ -699,7 +746,19 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         }
         let unix_ts_ms = self.clock.unix_ts_ms();
         let now = timestamp_from_clock(unix_ts_ms)?;
-        self.check_fork();
+        // As in `generate`: a fork during the batch (from a signal handler) makes the
+        // child's batch again.
+        loop {
+            let epoch = self.check_fork();
+            let filled = self.fill_at(now, ids);
+            if self.made_here(epoch) {
+                return filled;
+            }
+        }
+    }
+
+    /// [`try_fill`](Self::try_fill) for the clock reading (biased) `now`.
+    fn fill_at(&mut self, now: u64, ids: &mut [Scru128Id]) -> Result<(), GenerateError> {
         let mut rng = Salted {
             rng: &mut self.rng,
             salt: &mut self.salt,

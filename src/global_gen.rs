@@ -128,10 +128,37 @@ impl PerIdRandom for DefaultRng {
 }
 
 impl<R: PerIdRandom> Local<R> {
-    /// The next ID, for a clock reading `now_ms` and fork count `fork_epoch`; a claim
-    /// reads `clock` under the shared lock.
+    /// The next ID, for a clock reading `now_ms`, with the fork count read from
+    /// `epoch`; a claim reads `clock` under the shared lock.
+    ///
+    /// The fork count is read again once the ID is made: a signal handler may have
+    /// forked during the call (`fork()` is async-signal-safe), and the child then goes
+    /// on with it from a copy of the parent's block and random source, making the ID
+    /// the parent returns. There the count has moved, and the ID is made again, from a
+    /// fresh block past the parent's (issue 29: 78 children of 2 000 returned their
+    /// parent's ID). A fork after that second read is a fork after the call: its ID is
+    /// both processes', as is every value made before a fork.
     #[inline]
     fn next_id(
+        &mut self,
+        now_ms: u64,
+        epoch: impl Fn() -> u32,
+        shared: &Shared,
+        mut clock: impl FnMut() -> u64,
+        mut new_rng: impl FnMut() -> R,
+    ) -> Result<Scru128Id, GenerateError> {
+        loop {
+            let fork_epoch = epoch();
+            let id = self.next_id_at(now_ms, fork_epoch, shared, &mut clock, &mut new_rng)?;
+            if epoch() == fork_epoch {
+                return Ok(id);
+            }
+        }
+    }
+
+    /// [`next_id`](Self::next_id) for the fork count `fork_epoch`.
+    #[inline]
+    fn next_id_at(
         &mut self,
         now_ms: u64,
         fork_epoch: u32,
@@ -139,15 +166,9 @@ impl<R: PerIdRandom> Local<R> {
         clock: impl FnOnce() -> u64,
         new_rng: impl FnOnce() -> R,
     ) -> Result<Scru128Id, GenerateError> {
-        let (rng, fork_epoch) = match &mut self.rng {
-            Some(rng) if self.block.usable(now_ms, shared, fork_epoch) => (rng, fork_epoch),
-            // A claim is long enough for a signal handler to fork inside it: the
-            // per-ID draw reads the fork count afresh, so that the child's copy of
-            // the interrupted call reseeds instead of repeating the parent's word.
-            _ => (
-                self.claim_block(fork_epoch, shared, clock, new_rng)?,
-                fork::epoch(),
-            ),
+        let rng = match &mut self.rng {
+            Some(rng) if self.block.usable(now_ms, shared, fork_epoch) => rng,
+            _ => self.claim_block(fork_epoch, shared, clock, new_rng)?,
         };
         let per_gen = rng.per_id(fork_epoch);
         let block = &mut self.block;
@@ -236,6 +257,12 @@ fn claim_locked(
     })
 }
 
+/// Fork handler (child): see [`ForkLock::adopt_in_child`].
+#[cfg(unix)]
+pub(crate) fn adopt_lock_in_child() {
+    SHARED.state.adopt_in_child();
+}
+
 /// Bits of a timestamp in a block's stamp; the reset count is above them.
 const TIMESTAMP_BITS: u32 = MAX_TIMESTAMP.count_ones();
 
@@ -248,12 +275,6 @@ std::thread_local! {
 #[inline]
 fn clock_ms() -> u64 {
     crate::sources::Clock::unix_ts_ms(&mut crate::SystemClock)
-}
-
-/// Fork handler (child): see [`ForkLock::adopt_in_child`].
-#[cfg(unix)]
-pub(crate) fn adopt_lock_in_child() {
-    SHARED.state.adopt_in_child();
 }
 
 /// Generates a new ID from the process-wide generator.
@@ -280,11 +301,12 @@ pub(crate) fn adopt_lock_in_child() {
 /// operating system's random source fails. It is not async-signal-safe: do not call
 /// it from a signal handler. Called from one that interrupted it on the same thread it
 /// panics; from one that interrupted the process-wide clock's refresh it may wait for
-/// ever (a thread inside a claim waits for that refresh). (A `fork()`
-/// from such a handler deadlocks nothing; but the call it interrupted goes on in both
-/// processes, so the one ID it returns may share its `(timestamp, counter)` with the
-/// one the parent's call returns, and be equal to it if the fork came after the ID was
-/// made.)
+/// ever (a thread inside a claim waits for that refresh). A `fork()` from a signal
+/// handler that interrupted it is safe: it deadlocks neither process, the child never
+/// waits for a lock that only a thread it does not have could let go, and the call,
+/// which goes on in both processes, notices the fork and makes the child's ID again,
+/// so the two return different IDs (unless the fork came after the ID was made and
+/// checked: that ID is both processes', as is every value made before a fork).
 ///
 /// ```
 /// let a = scru128::scru128();
@@ -307,16 +329,21 @@ fn next_from(local: &RefCell<Local<DefaultRng>>) -> u128 {
     let Ok(mut local) = local.try_borrow_mut() else {
         panic!("scru128: not async-signal-safe: called from a signal handler that interrupted it");
     };
-    match local.next_id(
-        clock_ms(),
-        fork::epoch(),
-        &SHARED,
-        clock_ms,
-        DefaultRng::new,
-    ) {
+    match local.next_id(clock_ms(), fork::epoch, &SHARED, clock_ms, DefaultRng::new) {
         Ok(id) => id.to_u128(),
         Err(err) => panic!("scru128: {err}"),
     }
+}
+
+/// Whether this thread's last ID from [`scru128`] was made in this process, rather
+/// than copied from the parent by a `fork()` that came after it was made (tests, via
+/// `scru128::__private`).
+pub(crate) fn last_id_made_here() -> bool {
+    LOCAL.with(|local| {
+        local
+            .try_borrow()
+            .is_ok_and(|local| local.block.fork_epoch == fork::epoch())
+    })
 }
 
 /// Generates a new ID from the process-wide generator, as its 26-digit canonical text.
@@ -403,7 +430,7 @@ mod tests {
         claim_ms: u64,
         epoch: u32,
     ) -> Scru128Id {
-        t.next_id(view_ms, epoch, shared, || claim_ms, || rng)
+        t.next_id(view_ms, move || epoch, shared, || claim_ms, || rng)
             .unwrap()
     }
 
@@ -563,7 +590,8 @@ mod tests {
     /// the per-ID draw read the fork count itself and reseeded in the child (the IDs
     /// then shared `(timestamp, counter)` but differed). `scru128()`'s docs say the
     /// IDs are equal only "if the fork came after the ID was made"; here it came
-    /// before. Fails on the current code.
+    /// before. Now the fork count is read again once the ID is made, and the child
+    /// makes it again (issue 29).
     #[cfg(target_os = "linux")]
     #[test]
     fn a_fork_inside_a_claim_never_gives_parent_and_child_the_same_id() {
@@ -579,7 +607,7 @@ mod tests {
         // One millisecond throughout, so that the second claim steps the counter
         // (no draw) as any claim within a busy millisecond does.
         let first = t
-            .next_id(T0, crate::fork::epoch(), &shared, || T0, DefaultRng::new)
+            .next_id(T0, crate::fork::epoch, &shared, || T0, DefaultRng::new)
             .unwrap();
         t.block.end = t.block.next; // the block is spent: the next ID claims
         let mut fds = [0; 2];
@@ -589,12 +617,14 @@ mod tests {
         let id = t
             .next_id(
                 T0,
-                crate::fork::epoch(),
+                crate::fork::epoch,
                 &shared,
                 || {
-                    // SAFETY: the child only finishes this claim, writes the ID to the
-                    // pipe and leaves with `_exit`.
-                    pid = unsafe { libc::fork() };
+                    if pid < 0 {
+                        // SAFETY: the child only finishes this call, writes the ID to
+                        // the pipe and leaves with `_exit`.
+                        pid = unsafe { libc::fork() };
+                    }
                     T0
                 },
                 DefaultRng::new,
@@ -621,6 +651,52 @@ mod tests {
         assert_ne!(child, id, "parent and child made the same ID");
     }
 
+    /// Issue 29: a fork anywhere in the call after its first read of the fork count
+    /// (here between the two reads, on the fast path: the ID comes from the block the
+    /// thread has) is noticed by the second read, and the child makes its ID again
+    /// from a fresh block past the parent's, with a fresh draw; the parent, whose
+    /// count did not move, returns the ID the call made first.
+    #[test]
+    fn a_fork_during_the_call_is_noticed_and_the_child_makes_its_id_again() {
+        let shared = Shared::new();
+        let rng = Counting::new();
+        let mut t = thread();
+        let earlier = next(&mut t, &shared, &rng, T0, T0, 7);
+        let mut parent = Local {
+            rng: t.rng,
+            block: t.block,
+        };
+        let parent_id = next(&mut parent, &shared, &rng, T0, T0, 7);
+        // The child's copy of the same call: 7 at the first read, 8 (its own count)
+        // from then on.
+        let reads = Cell::new(0u32);
+        let child_epoch = || {
+            reads.set(reads.get() + 1);
+            if reads.get() == 1 { 7 } else { 8 }
+        };
+        let child_id = t.next_id(T0, child_epoch, &shared, || T0, || &rng).unwrap();
+        assert_eq!(
+            reads.get(),
+            4,
+            "made and checked, then made again and checked"
+        );
+        assert!(
+            child_id.timestamp() > parent_id.timestamp(),
+            "{child_id} vs {parent_id}"
+        );
+        assert!(child_id > earlier);
+        assert_eq!(t.block.fork_epoch, 8);
+        // Without a fork the count is read twice and the ID made once.
+        let reads = Cell::new(0u32);
+        let steady = || {
+            reads.set(reads.get() + 1);
+            8
+        };
+        let after = t.next_id(T0, steady, &shared, || T0, || &rng).unwrap();
+        assert_eq!(reads.get(), 2);
+        assert_eq!(after.counter(), child_id.counter() + 1);
+    }
+
     #[test]
     fn a_clock_out_of_range_at_a_claim_is_an_error_that_changes_nothing() {
         let shared = Shared::new();
@@ -628,7 +704,7 @@ mod tests {
         let mut t = thread();
         let first = next(&mut t, &shared, &rng, T0, T0, 0);
         for bad in [0, TIMESTAMP_BIAS, u64::MAX] {
-            let err = t.next_id(bad, 0, &shared, || bad, || &rng);
+            let err = t.next_id(bad, || 0, &shared, || bad, || &rng);
             assert!(err.is_err());
         }
         assert!(next(&mut t, &shared, &rng, T0, T0, 0) > first);

@@ -209,6 +209,22 @@ pub mod __private {
     pub fn tsc_shortcut() -> (bool, bool) {
         crate::process_clock::tsc_shortcut()
     }
+
+    /// Whether this thread's last ID from [`scru128()`](crate::scru128) was made in
+    /// this process, rather than copied from the parent by a `fork()` that came after
+    /// it was made (`tests/fork_in_call.rs`).
+    #[cfg(feature = "std")]
+    pub fn last_id_made_here() -> bool {
+        crate::global_gen::last_id_made_here()
+    }
+
+    /// The same for the last ID of generator `g`.
+    #[cfg(feature = "std")]
+    pub fn generator_last_id_made_here<R: crate::RandomSource, C: crate::Clock>(
+        g: &crate::Scru128Generator<R, C>,
+    ) -> bool {
+        g.last_id_made_here()
+    }
 }
 
 pub use encoded::{EncodedHex, EncodedId, EncodedText, EncodedUuid};
