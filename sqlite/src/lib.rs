@@ -159,7 +159,9 @@ enum Outcome {
     NoMem,
 }
 
-/// Reads an argument.
+/// Reads an argument. A BLOB is read only if it is 16 bytes long: of any other length
+/// only the length is taken, so a `zeroblob(1000000000)` is never made into a gigabyte
+/// of zeros to be refused.
 ///
 /// # Safety
 ///
@@ -168,8 +170,10 @@ enum Outcome {
 unsafe fn read_arg<'a>(r: &Routines, value: *mut Value) -> Option<Arg<'a>> {
     // SAFETY: (every call below) `value` is a live argument, as the caller promises;
     // the type is read first and the matching accessor called, so no conversion
-    // invalidates a pointer already taken; `value_bytes` comes after the pointer, as
-    // SQLite's documentation requires.
+    // invalidates a pointer already taken. For TEXT `value_bytes` comes after the
+    // pointer, as SQLite's documentation requires; for a BLOB it may come first (a
+    // BLOB's length is its length, zeroblob or not, and reading the bytes after it
+    // converts nothing).
     unsafe {
         match (r.value_type)(value) {
             ffi::SQLITE_INTEGER => Some(Arg::Integer((r.value_int64)(value))),
@@ -183,11 +187,12 @@ unsafe fn read_arg<'a>(r: &Routines, value: *mut Value) -> Option<Arg<'a>> {
                 Some(Arg::Text(core::slice::from_raw_parts(ptr, len)))
             }
             ffi::SQLITE_BLOB => {
-                let ptr = (r.value_blob)(value).cast::<u8>();
                 let len = (r.value_bytes)(value) as usize;
-                if len == 0 {
-                    Some(Arg::Blob(&[]))
-                } else if ptr.is_null() {
+                if len != 16 {
+                    return Some(Arg::BlobOfLength(len));
+                }
+                let ptr = (r.value_blob)(value).cast::<u8>();
+                if ptr.is_null() {
                     None
                 } else {
                     Some(Arg::Blob(core::slice::from_raw_parts(ptr, len)))
