@@ -104,6 +104,43 @@ fn a_second_copy_of_the_file(dir: &Scratch) {
     println!("loading: a copy of the file is a second image that works on its own");
 }
 
+/// The two names scripts/build-sqlite leaves in sqlite/target/release (`scru128.so`
+/// for `.load .../scru128`, and cargo's `libscru128_sqlite.so`) are one file: a process
+/// that loads both has one image and one generator, so its IDs keep increasing.
+fn both_names_of_the_build() {
+    let release = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release");
+    let (short, cargos) = (
+        release.join("scru128.so"),
+        release.join("libscru128_sqlite.so"),
+    );
+    if !short.exists() || !cargos.exists() || !cfg!(target_os = "linux") {
+        common::skip(&format!(
+            "no {} beside {}: run scripts/build-sqlite first",
+            short.display(),
+            cargos.display()
+        ));
+        return;
+    }
+    let a = Connection::open_in_memory().unwrap();
+    load_from(&a, &short).unwrap();
+    let b = Connection::open_in_memory().unwrap();
+    load_from(&b, &cargos).unwrap();
+    let mut last = new_id(&a);
+    for i in 0..10_000 {
+        let id = new_id(if i % 2 == 0 { &b } else { &a });
+        assert!(id > last, "{id} after {last}: two generators");
+        last = id;
+    }
+    assert_eq!(
+        std::fs::canonicalize(&short).unwrap(),
+        std::fs::canonicalize(&cargos).unwrap(),
+        "{} is a second file, not a link to {}",
+        short.display(),
+        cargos.display()
+    );
+    println!("loading: both names of the build are one image: one generator, increasing");
+}
+
 fn through_the_shell(dir: &Scratch) {
     let Some(shell) = shell() else { return };
     let first = dir.path("first.db");
@@ -201,7 +238,8 @@ fn main() {
     closed_and_loaded_again();
     twice_in_one_connection_and_in_two();
     a_second_copy_of_the_file(&dir);
+    both_names_of_the_build();
     through_the_shell(&dir);
     a_clock_outside_the_range();
-    println!("test result: ok. 5 passed");
+    println!("test result: ok. 6 passed");
 }
