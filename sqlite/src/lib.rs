@@ -32,6 +32,7 @@
 
 mod ffi;
 mod functions;
+mod series;
 mod time;
 
 use core::ffi::{CStr, c_char, c_int};
@@ -433,7 +434,10 @@ pub unsafe extern "C" fn sqlite3_extension_init(
             }
         };
         // SAFETY: `db` is the connection being loaded into.
-        unsafe { register(&routines, db) }
+        unsafe {
+            register(&routines, db)?;
+            series::register(&routines, db)
+        }
     });
     let message = match loaded {
         Ok(Ok(())) => return ffi::SQLITE_OK,

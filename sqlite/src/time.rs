@@ -378,7 +378,7 @@ mod tests {
         ] {
             assert_eq!(ms(bad), Err(TimeError::Malformed), "{bad:?}");
         }
-        for (nul, at) in [("2026-01-01\0", 10), ("\02026-01-01", 0), ("now\0", 3)] {
+        for (nul, at) in [("2026-01-01\0", 10), ("\x002026-01-01", 0), ("now\0", 3)] {
             assert_eq!(ms(nul), Err(TimeError::Nul(at)), "{nul:?}");
         }
         let nines = format!("2026-01-01 00:00:00.{}", "9".repeat(400));
