@@ -1,9 +1,11 @@
 """The SQLite extension through Python's sqlite3 module, on database files.
 
 Every function and its errors (tests/data/functions.txt), keys by DEFAULT for
-1 000 000 rows, four threads with a connection each, a parent and forked children
-(multiprocessing), loading twice, and (with sqlean.py installed) a second SQLite
-library in the same process.
+1 000 000 rows, four threads with a connection each, one connection used by two
+threads in turn (scru128() and scru128_series), a parent and forked children
+(multiprocessing), spawned and forkserver children while a thread is inside SQLite,
+loading twice, and (with sqlean.py installed) a second SQLite library in the same
+process.
 
     SCRU128_SQLITE_EXT=path/to/scru128.so python3 sqlite/tests/python/test_extension.py
 
@@ -229,6 +231,83 @@ class Threads(Scratch):
         self.assertEqual(counts, {t: per_thread for t in range(threads)})
 
 
+def ping_pong(rounds, *steps):
+    """Runs steps[0], steps[1], ... in turn, each on a thread of its own, `rounds` times
+    over: one thread at a time, as a connection shared by threads is used."""
+    turn = [threading.Event() for _ in steps]
+    errors = []
+
+    def run(i):
+        try:
+            for _ in range(rounds):
+                turn[i].wait()
+                turn[i].clear()
+                steps[i]()
+                turn[(i + 1) % len(steps)].set()
+        except Exception as err:  # reported by the main thread
+            errors.append(repr(err))
+            for t in turn:
+                t.set()
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(len(steps))]
+    for w in workers:
+        w.start()
+    turn[0].set()
+    for w in workers:
+        w.join()
+    return errors
+
+
+def timestamp(id_):
+    return int(id_[:10], 32)
+
+
+class OneConnectionTwoThreads(Scratch):
+    """One connection used by two threads in turn (check_same_thread=False; SQLite's
+    serialized mode)."""
+
+    def test_scru128_is_ordered_per_thread_and_by_millisecond(self):
+        conn = connect(":memory:")
+        made = []
+        steps = [lambda t=t: made.append((t, conn.execute("SELECT scru128()").fetchone()[0])) for t in (0, 1)]
+        self.assertEqual(ping_pong(5000, *steps), [])
+        last = {}
+        for thread, id_ in made:
+            self.assertGreater(id_, last.get(thread, ""), f"thread {thread}")
+            last[thread] = id_
+        ids = [id_ for _, id_ in made]
+        # In call order the millisecond never goes back ...
+        self.assertTrue(all(timestamp(a) <= timestamp(b) for a, b in zip(ids, ids[1:])))
+        # ... but within one the two threads' IDs interleave: the connection's IDs are
+        # not in call order, as the README says.
+        down = sum(a > b for a, b in zip(ids, ids[1:]))
+        self.assertGreater(down, 0)
+        print(f"\n  one connection, two threads: {down} of {len(ids) - 1} steps go down", file=sys.stderr)
+
+    def test_a_series_stepped_by_two_threads_increases(self):
+        conn = connect(":memory:")
+        got = {}
+        for source in ("SELECT id FROM scru128_series(40000)", f"{series(40000)} SELECT scru128() FROM n"):
+            cursor = conn.execute(source)
+            rows = []
+            steps = [lambda: rows.extend(r for (r,) in cursor.fetchmany(20))] * 2
+            self.assertEqual(ping_pong(1000, *steps), [])
+            self.assertEqual(len(rows), 40000)
+            got[source] = sum(a >= b for a, b in zip(rows, rows[1:]))
+        series_down, control_down = got.values()
+        self.assertEqual(series_down, 0)
+        # The control: scru128() in the same statement, stepped the same way, goes down.
+        self.assertGreater(control_down, 0)
+        print(f"\n  scru128_series: 0 steps down; scru128() in a recursive CTE: {control_down}", file=sys.stderr)
+
+
+def busy_in_sqlite(stop):
+    """Keeps a thread inside SQLite (allocating, so taking SQLite's mutexes) until stopped."""
+    conn = connect(":memory:")
+    while not stop.is_set():
+        conn.execute(f"{series(200)} SELECT count(randomblob(100)) FROM n").fetchone()
+
+
 def insert_rounds(db, process, rounds, rows):
     conn = connect(db)
     for _ in range(rounds):
@@ -267,6 +346,40 @@ class Fork(Scratch):
         for process, id_ in conn.execute("SELECT process, id FROM t ORDER BY rowid"):
             self.assertGreater(id_, last.get(process, b""), f"process {process}")
             last[process] = id_
+
+
+    def test_spawn_and_forkserver_children_while_a_thread_is_inside_sqlite(self):
+        """The start methods the README recommends when threads use SQLite: the child
+        is a new program (no copy of a mutex another thread held), which loads the
+        extension itself."""
+        for method in ("spawn", "forkserver"):
+            children, rounds, rows = 2, 20, 500
+            db = self.path(f"{method}.db")
+            connect(db).executescript(
+                "PRAGMA journal_mode = WAL;"
+                "CREATE TABLE t (id BLOB PRIMARY KEY DEFAULT (scru128_blob()), process INTEGER NOT NULL);"
+            )
+            stop = threading.Event()
+            busy = threading.Thread(target=busy_in_sqlite, args=(stop,))
+            busy.start()
+            try:
+                ctx = multiprocessing.get_context(method)
+                procs = [ctx.Process(target=insert_rounds, args=(db, p, rounds, rows)) for p in range(1, children + 1)]
+                for p in procs:
+                    p.start()
+                insert_rounds(db, 0, rounds, rows)
+                for p in procs:
+                    p.join(120)
+            finally:
+                stop.set()
+                busy.join()
+            self.assertEqual([p.exitcode for p in procs], [0] * children, method)
+            conn = connect(db)
+            self.assertEqual(conn.execute("SELECT count(*) FROM t").fetchone()[0], (children + 1) * rounds * rows)
+            last = {}
+            for process, id_ in conn.execute("SELECT process, id FROM t ORDER BY rowid"):
+                self.assertGreater(id_, last.get(process, b""), f"{method}: process {process}")
+                last[process] = id_
 
 
 class Loading(Scratch):
