@@ -11,13 +11,16 @@
 //! | `scru128_datetime(x)` | `YYYY-MM-DD HH:MM:SS.SSS` in UTC |
 //! | `scru128_min(t)`, `scru128_max(t)` | the smallest and largest ID (TEXT) of the millisecond of `t` (Unix ms INTEGER or a time string) |
 //! | `scru128_is_valid(x)` | 1 or 0 |
+//! | `scru128_series(n)`, `scru128_series_blob(n)` | a table of `n` new IDs (column `id`, TEXT or BLOB), strictly increasing |
 //!
 //! NULL in gives NULL out; any other bad input is an SQL error that names the function
 //! and what is wrong. The reading functions are deterministic, and every function is
 //! innocuous: they work in `DEFAULT`, generated columns, CHECK constraints and
-//! expression indexes, also under `PRAGMA trusted_schema=OFF`. `scru128()` and
-//! `scru128_blob()` call the library's process-wide generator, shared by every
-//! connection and thread of the process and safe across `fork()`.
+//! expression indexes, also under `PRAGMA trusted_schema=OFF`. `scru128()`,
+//! `scru128_blob()` and the two table-valued functions (`series.rs`) call the
+//! library's process-wide generator, shared by every connection and thread of the
+//! process and safe across `fork()`: each thread's IDs strictly increase, and so do
+//! those of one `scru128_series` call, whichever threads step it.
 //!
 //! The extension calls SQLite only through the routine table the host passes to
 //! [`sqlite3_extension_init`] (see `ffi.rs`): it links no SQLite of its own.

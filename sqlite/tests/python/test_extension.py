@@ -300,6 +300,56 @@ class OneConnectionTwoThreads(Scratch):
         self.assertGreater(control_down, 0)
         print(f"\n  scru128_series: 0 steps down; scru128() in a recursive CTE: {control_down}", file=sys.stderr)
 
+    def test_a_series_that_a_clock_reset_falls_into_ends_with_an_error(self):
+        """The clock stepped back 60 s (libfaketime, in a child Python) between two
+        fetches of one scru128_series call: an error, not an ID out of order."""
+        lib = os.environ.get("SCRU128_FAKETIME", "")
+        if not os.path.isfile(lib):
+            if REQUIRE_ALL:
+                self.fail(f"SCRU128_FAKETIME={lib!r} is not libfaketime.so.1")
+            self.skipTest("no libfaketime: set SCRU128_FAKETIME to libfaketime.so.1 (scripts/test-sqlite does)")
+        offset = self.path("faketimerc")
+        with open(offset, "w") as f:
+            f.write("+0\n")
+        child = f"""
+import os, sqlite3
+conn = sqlite3.connect(":memory:")
+conn.enable_load_extension(True)
+conn.load_extension({EXT!r})
+for sql in ("SELECT id FROM scru128_series(1000)", "SELECT id FROM scru128_series_blob(1000)"):
+    with open({offset!r} + ".tmp", "w") as f:
+        f.write("+0\\n")
+    os.rename({offset!r} + ".tmp", {offset!r})
+    cursor = conn.execute(sql)
+    first = cursor.fetchmany(10)
+    with open({offset!r} + ".tmp", "w") as f:
+        f.write("-60\\n")
+    os.rename({offset!r} + ".tmp", {offset!r})
+    try:
+        rest = cursor.fetchall()
+        print("no error", len(first) + len(rest))
+    except sqlite3.OperationalError as err:
+        print("error", len(first), err)
+"""
+        env = dict(
+            os.environ,
+            LD_PRELOAD=lib,
+            FAKETIME_TIMESTAMP_FILE=offset,
+            FAKETIME_NO_CACHE="1",
+            FAKETIME_DONT_FAKE_MONOTONIC="1",
+        )
+        env.pop("FAKETIME", None)
+        import subprocess
+
+        out = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 2, out.stdout)
+        for line, name in zip(lines, ("scru128_series", "scru128_series_blob")):
+            self.assertTrue(
+                line.startswith(f"error 10 {name}: the generator was reset in the middle of the call"), line
+            )
+
 
 def busy_in_sqlite(stop):
     """Keeps a thread inside SQLite (allocating, so taking SQLite's mutexes) until stopped."""
