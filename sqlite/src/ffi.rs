@@ -3,9 +3,9 @@
 //! extension carries no SQLite of its own and calls the one that loaded it.
 //!
 //! SQLite only ever appends to that table, so a prefix of it has the same layout in
-//! every version. [`Api`] declares the first 138 entries (up to `result_error_nomem`,
-//! SQLite 3.5.0) in the header's order; a unit test checks the names and order against
-//! the system's `sqlite3ext.h`.
+//! every version. [`Api`] declares the first 178 entries (up to `vtab_config`, SQLite
+//! 3.7.7) in the header's order; a unit test checks the names and order against the
+//! system's `sqlite3ext.h`.
 
 use core::ffi::{c_char, c_int, c_void};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -57,6 +57,9 @@ pub fn transient() -> Destructor {
 }
 
 pub const SQLITE_CONSTRAINT: c_int = 19;
+/// `sqlite3_vtab_config` option: the virtual table is safe in the schema (views,
+/// triggers) under `PRAGMA trusted_schema=OFF` (SQLite 3.31.0).
+pub const SQLITE_VTAB_INNOCUOUS: c_int = 2;
 /// `sqlite3_index_constraint.op` for `=`.
 pub const SQLITE_INDEX_CONSTRAINT_EQ: u8 = 2;
 
@@ -244,6 +247,14 @@ routines! {
     create_collation_v2, file_control, memory_highwater, memory_used, mutex_alloc,
     mutex_enter, mutex_free, mutex_leave, mutex_try, open_v2, release_memory,
     result_error_nomem: unsafe extern "C" fn(*mut Context),
+    result_error_toobig, sleep, soft_heap_limit, vfs_find, vfs_register, vfs_unregister,
+    xthreadsafe, result_zeroblob, result_error_code, test_control, randomness,
+    context_db_handle, extended_result_codes, limit, next_stmt, sql, status, backup_finish,
+    backup_init, backup_pagecount, backup_remaining, backup_step, compileoption_get,
+    compileoption_used, create_function_v2, db_config, db_mutex, db_status,
+    extended_errcode, log, soft_heap_limit64, sourceid, stmt_status, strnicmp,
+    unlock_notify, wal_autocheckpoint, wal_checkpoint, wal_hook, blob_reopen,
+    vtab_config: unsafe extern "C" fn(*mut Sqlite3, c_int, ...) -> c_int,
 }
 
 /// The routines the extension calls, with nothing left to check at a call.
@@ -276,6 +287,7 @@ pub struct Routines {
     pub value_int64: unsafe extern "C" fn(*mut Value) -> i64,
     pub value_text: unsafe extern "C" fn(*mut Value) -> *const u8,
     pub value_type: unsafe extern "C" fn(*mut Value) -> c_int,
+    pub vtab_config: unsafe extern "C" fn(*mut Sqlite3, c_int, ...) -> c_int,
 }
 
 impl Routines {
@@ -303,7 +315,8 @@ impl Routines {
             value_bytes,
             value_int64,
             value_text,
-            value_type
+            value_type,
+            vtab_config
         )
     }
 }

@@ -120,6 +120,15 @@ unsafe fn connect(db: *mut Sqlite3, vtab: *mut *mut VTab, blob: bool) -> c_int {
     if rc != ffi::SQLITE_OK {
         return rc;
     }
+    // Innocuous, like scru128(): usable in views and triggers under
+    // `PRAGMA trusted_schema=OFF`. (SQLite 3.31 and later, which the entry point
+    // checks, know the option.)
+    // SAFETY: `db` is the connection calling xConnect, the one place the option may be
+    // set; SQLITE_VTAB_INNOCUOUS takes no further argument.
+    let rc = unsafe { (r.vtab_config)(db, ffi::SQLITE_VTAB_INNOCUOUS) };
+    if rc != ffi::SQLITE_OK {
+        return rc;
+    }
     let table = Box::new(Table {
         base: VTab {
             module: core::ptr::null(),

@@ -143,3 +143,30 @@ fn the_limit_itself_and_a_count_from_a_joined_table() {
         .collect();
     assert_eq!(counts, [(1, 3), (3, 5)]);
 }
+
+/// Innocuous, like the functions: a view and a trigger that use the series work under
+/// `PRAGMA trusted_schema=OFF` (without `SQLITE_VTAB_INNOCUOUS` SQLite refuses them:
+/// "unsafe use of virtual table").
+#[test]
+fn in_a_view_and_a_trigger_with_trusted_schema_off() {
+    let dir = Scratch::new("series-untrusted");
+    let db = dir.path("untrusted.db");
+    open(&db)
+        .execute_batch(
+            "CREATE TABLE batch (b INTEGER PRIMARY KEY, size INTEGER NOT NULL);
+             CREATE TABLE item (id BLOB PRIMARY KEY, b INTEGER NOT NULL) WITHOUT ROWID;
+             CREATE TRIGGER fill AFTER INSERT ON batch BEGIN
+                 INSERT INTO item (id, b) SELECT id, new.b FROM scru128_series_blob(new.size);
+             END;
+             CREATE VIEW three AS SELECT id FROM scru128_series(3);",
+        )
+        .unwrap();
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA trusted_schema = OFF").unwrap();
+    common::load(&conn).unwrap();
+    conn.execute_batch("INSERT INTO batch VALUES (1, 40), (2, 2)")
+        .unwrap();
+    assert_eq!(one(&conn, "SELECT count(*) FROM item WHERE b = 1"), 40);
+    assert_eq!(one(&conn, "SELECT count(*) FROM item"), 42);
+    assert_eq!(one(&conn, "SELECT count(DISTINCT id) FROM three"), 3);
+}
