@@ -2,6 +2,7 @@
 on one SQLite library (sqlean.py's), rounds interleaved, medians.
 
     python bench.py path/to/scru128.so [--rounds N] [--reps N] [--insert-rounds N]
+        [--series-rounds N] [--only calls|series]
 
 Needs sqlean.py (SQLite with sqlean's uuid4()/uuid7() built in) and sqlite-ulid 0.2.1
 (ulid(), ulid_bytes(), a loadable .so); scripts/bench-sqlite installs both in a venv.
@@ -11,7 +12,9 @@ empty loop (`count(x)`) of the same round, in CPU time of the thread (the fastes
 few runs of each, since other processes only add time); the median over the rounds. Inserts:
 1 000 000 rows into a new file, `id BLOB PRIMARY KEY DEFAULT (F)` (TEXT for the text
 generators), in one transaction; the median wall-clock time and the sizes (dbstat) of the table
-and of its primary key index.
+and of its primary key index. Many IDs in one statement: scru128_series(n) and
+scru128_series_blob(n) against a recursive CTE of scru128(), scru128_blob(), ulid() and
+ulid_bytes(), 100 000 rows counted and inserted into a keyed in-memory table.
 """
 
 import argparse
@@ -79,6 +82,80 @@ def per_call(conn, rounds, reps):
     return samples
 
 
+SERIES_N = 100_000
+SERIES_LOOP = f"WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x + 1 FROM c WHERE x < {SERIES_N})"
+
+# Many IDs in one statement: the table-valued function, and a recursive CTE calling a
+# scalar function (what users write without it).
+SERIES = [
+    ("scru128_series(n)", "TEXT", f"SELECT id, rowid AS k FROM scru128_series({SERIES_N})"),
+    ("CTE of scru128()", "TEXT", f"{SERIES_LOOP} SELECT scru128() AS id, x AS k FROM c"),
+    ("CTE of ulid()", "TEXT", f"{SERIES_LOOP} SELECT ulid() AS id, x AS k FROM c"),
+    ("scru128_series_blob(n)", "BLOB", f"SELECT id, rowid AS k FROM scru128_series_blob({SERIES_N})"),
+    ("CTE of scru128_blob()", "BLOB", f"{SERIES_LOOP} SELECT scru128_blob() AS id, x AS k FROM c"),
+    ("CTE of ulid_bytes()", "BLOB", f"{SERIES_LOOP} SELECT ulid_bytes() AS id, x AS k FROM c"),
+]
+
+
+def series_bench(conn, rounds, reps):
+    """Per row, ns of CPU time: `SELECT count(id)` over the source (so that every ID is made), and `INSERT INTO t (id,
+    k) SELECT ...` into a new in-memory table keyed by id; in each round the fastest of
+    `reps` runs of each, the order rotated; the median over the rounds."""
+    samples = {(name, what): [] for name, _, _ in SERIES for what in ("select", "insert")}
+    for r in range(rounds):
+        order = SERIES[r % len(SERIES) :] + SERIES[: r % len(SERIES)]
+        for name, kind, source in order:
+            best = {}
+            for _ in range(reps):
+                start = time.thread_time_ns()
+                (count,) = conn.execute(f"SELECT count(id) FROM ({source})").fetchone()
+                best["select"] = min(best.get("select", 1 << 62), time.thread_time_ns() - start)
+                assert count == SERIES_N, (name, count)
+                conn.execute(f"CREATE TABLE t (id {kind} PRIMARY KEY, k INTEGER NOT NULL)")
+                start = time.thread_time_ns()
+                conn.execute("BEGIN")
+                conn.execute(f"INSERT INTO t (id, k) {source}")
+                conn.execute("COMMIT")
+                best["insert"] = min(best.get("insert", 1 << 62), time.thread_time_ns() - start)
+                (count,) = conn.execute("SELECT count(*) FROM t").fetchone()
+                assert count == SERIES_N, (name, count)
+                conn.execute("DROP TABLE t")
+            for what, ns in best.items():
+                samples[(name, what)].append(ns / SERIES_N)
+    return samples
+
+
+def print_series(conn, rounds, reps):
+    print(
+        f"\nmany IDs in one statement, ns of CPU time per row ({SERIES_N:,} rows; best of {reps} "
+        f"in each of {rounds} rounds; median, and the rounds' range)"
+    )
+    samples = series_bench(conn, rounds, reps)
+    print(f"  {'source':<24} {'SELECT count':>14} {'INSERT (keyed)':>16}")
+    for name, _, _ in SERIES:
+        cells = []
+        for what in ("select", "insert"):
+            v = samples[(name, what)]
+            cells.append(f"{statistics.median(v):6.1f} ({min(v):.0f}..{max(v):.0f})")
+        print(f"  {name:<24} {cells[0]:>14} {cells[1]:>16}")
+
+    def ratio(slow, fast, what):
+        return statistics.median(
+            s / f for s, f in zip(samples[(slow, what)], samples[(fast, what)])
+        )
+
+    print("\n  ratios (how many times as fast; median of the rounds' ratios):")
+    for fast, others in [
+        ("scru128_series(n)", ["CTE of scru128()", "CTE of ulid()"]),
+        ("scru128_series_blob(n)", ["CTE of scru128_blob()", "CTE of ulid_bytes()"]),
+    ]:
+        for slow in others:
+            print(
+                f"  {fast:<24} against {slow:<22} select {ratio(slow, fast, 'select'):5.2f}x, "
+                f"insert {ratio(slow, fast, 'insert'):5.2f}x"
+            )
+
+
 def insert_once(ext, dirname, expr, kind, r):
     path = os.path.join(dirname, f"insert-{r}-{kind}-{expr.split('(')[0]}.db")
     conn = connect(path, ext)
@@ -119,6 +196,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--insert-rounds", type=int, default=3)
+    parser.add_argument("--series-rounds", type=int, default=11)
+    parser.add_argument("--only", choices=["calls", "series"], help="run only the per-call or only the many-IDs part")
     args = parser.parse_args()
     sqlean.extensions.enable("uuid")
     conn = connect(":memory:", args.extension)
@@ -130,6 +209,10 @@ def main():
         f"sqlite-ulid {ulid_version}, Python {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
+    if args.only in (None, "series"):
+        print_series(conn, args.series_rounds, args.reps)
+    if args.only == "series":
+        return 0
     print(
         f"\nper call, ns of CPU time (1 000 000 rows of a recursive CTE less the empty loop; best of "
         f"{args.reps} in each of {args.rounds} rounds; median, and the rounds' range)"
@@ -157,6 +240,8 @@ def main():
         target = f"  (goal >= {goal:g}x: {'met' if value >= goal else 'NOT met'})" if goal else ""
         print(f"  {label:<40} {value:6.2f}x{target}")
 
+    if args.only == "calls":
+        return 0
     print(f"\ninserting {N:,} rows by DEFAULT into a new file, one transaction (median of {args.insert_rounds})")
     rows = inserts(args.extension, args.insert_rounds)
     base_time, base_table, base_index = rows["randomblob(16)"]

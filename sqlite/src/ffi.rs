@@ -3,9 +3,9 @@
 //! extension carries no SQLite of its own and calls the one that loaded it.
 //!
 //! SQLite only ever appends to that table, so a prefix of it has the same layout in
-//! every version. [`Api`] declares the first 138 entries (up to `result_error_nomem`,
-//! SQLite 3.5.0) in the header's order; a unit test checks the names and order against
-//! the system's `sqlite3ext.h`.
+//! every version. [`Api`] declares the first 178 entries (up to `vtab_config`, SQLite
+//! 3.7.7) in the header's order; a unit test checks the names and order against the
+//! system's `sqlite3ext.h`.
 
 use core::ffi::{c_char, c_int, c_void};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -35,6 +35,7 @@ pub const SQLITE_INTEGER: c_int = 1;
 pub const SQLITE_FLOAT: c_int = 2;
 pub const SQLITE_TEXT: c_int = 3;
 pub const SQLITE_BLOB: c_int = 4;
+pub const SQLITE_NULL: c_int = 5;
 
 pub const SQLITE_UTF8: c_int = 1;
 /// Same arguments, same result, within one statement: usable in indexes, CHECK
@@ -54,6 +55,116 @@ pub fn transient() -> Destructor {
     // An all-ones pointer is a valid, non-null bit pattern for an `Option<fn>`.
     unsafe { core::mem::transmute::<isize, Destructor>(-1) }
 }
+
+pub const SQLITE_CONSTRAINT: c_int = 19;
+/// `sqlite3_vtab_config` option: the virtual table is safe in the schema (views,
+/// triggers) under `PRAGMA trusted_schema=OFF` (SQLite 3.31.0).
+pub const SQLITE_VTAB_INNOCUOUS: c_int = 2;
+/// `sqlite3_index_constraint.op` for `=`.
+pub const SQLITE_INDEX_CONSTRAINT_EQ: u8 = 2;
+
+/// `sqlite3_vtab`: the base of a virtual table's struct.
+#[repr(C)]
+pub struct VTab {
+    pub module: *const Module,
+    pub n_ref: c_int,
+    /// An error message from `sqlite3_malloc`, which SQLite frees.
+    pub err_msg: *mut c_char,
+}
+
+/// `sqlite3_vtab_cursor`: the base of a cursor's struct.
+#[repr(C)]
+pub struct VTabCursor {
+    pub vtab: *mut VTab,
+}
+
+/// `struct sqlite3_index_constraint`.
+#[repr(C)]
+pub struct IndexConstraint {
+    pub column: c_int,
+    pub op: u8,
+    pub usable: u8,
+    pub term_offset: c_int,
+}
+
+/// `struct sqlite3_index_orderby`.
+#[repr(C)]
+pub struct IndexOrderBy {
+    pub column: c_int,
+    pub desc: u8,
+}
+
+/// `struct sqlite3_index_constraint_usage`.
+#[repr(C)]
+pub struct IndexConstraintUsage {
+    pub argv_index: c_int,
+    pub omit: u8,
+}
+
+/// `sqlite3_index_info`, up to `estimatedRows` (SQLite 3.8.2; the fields after it are
+/// not touched).
+#[repr(C)]
+pub struct IndexInfo {
+    pub n_constraint: c_int,
+    pub constraints: *const IndexConstraint,
+    pub n_order_by: c_int,
+    pub order_by: *const IndexOrderBy,
+    pub usage: *mut IndexConstraintUsage,
+    pub idx_num: c_int,
+    pub idx_str: *mut c_char,
+    pub need_to_free_idx_str: c_int,
+    pub order_by_consumed: c_int,
+    pub estimated_cost: f64,
+    pub estimated_rows: i64,
+}
+
+/// `int (*xConnect)(sqlite3*, void *pAux, int argc, const char *const *argv,
+/// sqlite3_vtab **ppVTab, char **pzErr)`.
+pub type XConnect = unsafe extern "C" fn(
+    *mut Sqlite3,
+    *mut c_void,
+    c_int,
+    *const *const c_char,
+    *mut *mut VTab,
+    *mut *mut c_char,
+) -> c_int;
+
+/// `sqlite3_module`, version 0 (the first 19 methods); `None` where unused.
+#[repr(C)]
+pub struct Module {
+    pub version: c_int,
+    pub create: Option<XConnect>,
+    pub connect: Option<XConnect>,
+    pub best_index: Option<unsafe extern "C" fn(*mut VTab, *mut IndexInfo) -> c_int>,
+    pub disconnect: Option<unsafe extern "C" fn(*mut VTab) -> c_int>,
+    pub destroy: Option<unsafe extern "C" fn(*mut VTab) -> c_int>,
+    pub open: Option<unsafe extern "C" fn(*mut VTab, *mut *mut VTabCursor) -> c_int>,
+    pub close: Option<unsafe extern "C" fn(*mut VTabCursor) -> c_int>,
+    pub filter: Option<
+        unsafe extern "C" fn(
+            *mut VTabCursor,
+            c_int,
+            *const c_char,
+            c_int,
+            *mut *mut Value,
+        ) -> c_int,
+    >,
+    pub next: Option<unsafe extern "C" fn(*mut VTabCursor) -> c_int>,
+    pub eof: Option<unsafe extern "C" fn(*mut VTabCursor) -> c_int>,
+    pub column: Option<unsafe extern "C" fn(*mut VTabCursor, *mut Context, c_int) -> c_int>,
+    pub rowid: Option<unsafe extern "C" fn(*mut VTabCursor, *mut i64) -> c_int>,
+    pub update: Unused,
+    pub begin: Unused,
+    pub sync: Unused,
+    pub commit: Unused,
+    pub rollback: Unused,
+    pub find_function: Unused,
+    pub rename: Unused,
+}
+
+// SAFETY: a `Module` is a table of function pointers and an int, never written after
+// it is made; SQLite reads it from any thread.
+unsafe impl Sync for Module {}
 
 /// `void (*xFunc)(sqlite3_context*, int, sqlite3_value**)`.
 pub type XFunc = unsafe extern "C" fn(*mut Context, c_int, *mut *mut Value);
@@ -97,10 +208,15 @@ routines! {
         Option<XFunc>,
         Option<unsafe extern "C" fn(*mut Context)>,
     ) -> c_int,
-    create_function16, create_module, data_count, db_handle, declare_vtab,
+    create_function16,
+    create_module: unsafe extern "C" fn(*mut Sqlite3, *const c_char, *const Module, *mut c_void) -> c_int,
+    data_count, db_handle,
+    declare_vtab: unsafe extern "C" fn(*mut Sqlite3, *const c_char) -> c_int,
     enable_shared_cache, errcode,
     errmsg: unsafe extern "C" fn(*mut Sqlite3) -> *const c_char,
-    errmsg16, exec, expired, finalize, free, free_table, get_autocommit, get_auxdata,
+    errmsg16, exec, expired, finalize,
+    free: unsafe extern "C" fn(*mut c_void),
+    free_table, get_autocommit, get_auxdata,
     get_table, global_recover, interruptx, last_insert_rowid, libversion,
     libversion_number: unsafe extern "C" fn() -> c_int,
     malloc: unsafe extern "C" fn(c_int) -> *mut c_void,
@@ -131,6 +247,14 @@ routines! {
     create_collation_v2, file_control, memory_highwater, memory_used, mutex_alloc,
     mutex_enter, mutex_free, mutex_leave, mutex_try, open_v2, release_memory,
     result_error_nomem: unsafe extern "C" fn(*mut Context),
+    result_error_toobig, sleep, soft_heap_limit, vfs_find, vfs_register, vfs_unregister,
+    xthreadsafe, result_zeroblob, result_error_code, test_control, randomness,
+    context_db_handle, extended_result_codes, limit, next_stmt, sql, status, backup_finish,
+    backup_init, backup_pagecount, backup_remaining, backup_step, compileoption_get,
+    compileoption_used, create_function_v2, db_config, db_mutex, db_status,
+    extended_errcode, log, soft_heap_limit64, sourceid, stmt_status, strnicmp,
+    unlock_notify, wal_autocheckpoint, wal_checkpoint, wal_hook, blob_reopen,
+    vtab_config: unsafe extern "C" fn(*mut Sqlite3, c_int, ...) -> c_int,
 }
 
 /// The routines the extension calls, with nothing left to check at a call.
@@ -146,7 +270,12 @@ pub struct Routines {
         Option<XFunc>,
         Option<unsafe extern "C" fn(*mut Context)>,
     ) -> c_int,
+    pub create_module:
+        unsafe extern "C" fn(*mut Sqlite3, *const c_char, *const Module, *mut c_void) -> c_int,
+    pub declare_vtab: unsafe extern "C" fn(*mut Sqlite3, *const c_char) -> c_int,
     pub errmsg: unsafe extern "C" fn(*mut Sqlite3) -> *const c_char,
+    pub free: unsafe extern "C" fn(*mut c_void),
+    pub malloc: unsafe extern "C" fn(c_int) -> *mut c_void,
     pub result_blob: unsafe extern "C" fn(*mut Context, *const c_void, c_int, Destructor),
     pub result_error: unsafe extern "C" fn(*mut Context, *const c_char, c_int),
     pub result_error_nomem: unsafe extern "C" fn(*mut Context),
@@ -158,6 +287,7 @@ pub struct Routines {
     pub value_int64: unsafe extern "C" fn(*mut Value) -> i64,
     pub value_text: unsafe extern "C" fn(*mut Value) -> *const u8,
     pub value_type: unsafe extern "C" fn(*mut Value) -> c_int,
+    pub vtab_config: unsafe extern "C" fn(*mut Sqlite3, c_int, ...) -> c_int,
 }
 
 impl Routines {
@@ -170,7 +300,11 @@ impl Routines {
         }
         take!(
             create_function,
+            create_module,
+            declare_vtab,
             errmsg,
+            free,
+            malloc,
             result_blob,
             result_error,
             result_error_nomem,
@@ -181,7 +315,8 @@ impl Routines {
             value_bytes,
             value_int64,
             value_text,
-            value_type
+            value_type,
+            vtab_config
         )
     }
 }

@@ -14,6 +14,8 @@ pub enum Arg<'a> {
     Real,
     Text(&'a [u8]),
     Blob(&'a [u8]),
+    /// A BLOB not read, of this many bytes (not 16: not an ID).
+    BlobOfLength(usize),
 }
 
 impl Arg<'_> {
@@ -24,7 +26,7 @@ impl Arg<'_> {
             Self::Integer(_) => "INTEGER",
             Self::Real => "REAL",
             Self::Text(_) => "TEXT",
-            Self::Blob(_) => "BLOB",
+            Self::Blob(_) | Self::BlobOfLength(_) => "BLOB",
         }
     }
 }
@@ -57,17 +59,21 @@ pub fn id_arg(arg: Arg<'_>) -> Result<Option<Scru128Id>, Fail> {
         Arg::Text(text) => id_from_text(text).map(Some),
         Arg::Blob(bytes) => match <[u8; 16]>::try_from(bytes) {
             Ok(bytes) => Ok(Some(Scru128Id::from_bytes(bytes))),
-            Err(_) => Err(format!(
-                "expected a 16-byte BLOB, found {} byte{}",
-                bytes.len(),
-                if bytes.len() == 1 { "" } else { "s" }
-            )),
+            Err(_) => Err(blob_length(bytes.len())),
         },
+        Arg::BlobOfLength(len) => Err(blob_length(len)),
         Arg::Integer(_) | Arg::Real => Err(format!(
             "expected an ID as TEXT or a 16-byte BLOB, found {}",
             arg.type_name()
         )),
     }
+}
+
+fn blob_length(len: usize) -> Fail {
+    format!(
+        "expected a 16-byte BLOB, found {len} byte{}",
+        if len == 1 { "" } else { "s" }
+    )
 }
 
 /// Parses the three text forms, fast on the lengths that can be right; the error path
@@ -159,7 +165,7 @@ fn bound(arg: Arg<'_>, at: fn(u64) -> Result<Scru128Id, RangeError>) -> Result<O
         Arg::Text(text) => {
             time::parse_time(text).map_err(|err| format!("{} {err}", quoted(text)))?
         }
-        Arg::Real | Arg::Blob(_) => {
+        Arg::Real | Arg::Blob(_) | Arg::BlobOfLength(_) => {
             return Err(format!(
                 "expected unix milliseconds as INTEGER or a time string as TEXT, found {}{}",
                 arg.type_name(),
@@ -267,6 +273,14 @@ mod tests {
             ),
             (Arg::Blob(&[0]), "expected a 16-byte BLOB, found 1 byte"),
             (
+                Arg::BlobOfLength(1_000_000_000),
+                "expected a 16-byte BLOB, found 1000000000 bytes",
+            ),
+            (
+                Arg::BlobOfLength(0),
+                "expected a 16-byte BLOB, found 0 bytes",
+            ),
+            (
                 Arg::Text(b"00PGHAJ3Q9VAJ7IU6PQBHBUAK"),
                 "invalid length: expected 26 characters (or 32 hex digits, or 36 in the UUID \
                  form), found 25",
@@ -333,6 +347,7 @@ mod tests {
              (CAST it AS INTEGER for unix milliseconds)"
         );
         assert!(err(min(Arg::Blob(b"x"))).ends_with("found BLOB"));
+        assert!(err(max(Arg::BlobOfLength(17))).ends_with("found BLOB"));
         assert!(err(min(Arg::Text(b"now"))).starts_with("'now' is not a fixed time"));
         assert!(
             err(min(Arg::Text(b"1714521600000"))).contains("pass unix milliseconds as INTEGER")

@@ -11,13 +11,16 @@
 //! | `scru128_datetime(x)` | `YYYY-MM-DD HH:MM:SS.SSS` in UTC |
 //! | `scru128_min(t)`, `scru128_max(t)` | the smallest and largest ID (TEXT) of the millisecond of `t` (Unix ms INTEGER or a time string) |
 //! | `scru128_is_valid(x)` | 1 or 0 |
+//! | `scru128_series(n)`, `scru128_series_blob(n)` | a table of `n` new IDs (column `id`, TEXT or BLOB), strictly increasing |
 //!
 //! NULL in gives NULL out; any other bad input is an SQL error that names the function
 //! and what is wrong. The reading functions are deterministic, and every function is
 //! innocuous: they work in `DEFAULT`, generated columns, CHECK constraints and
-//! expression indexes, also under `PRAGMA trusted_schema=OFF`. `scru128()` and
-//! `scru128_blob()` call the library's process-wide generator, shared by every
-//! connection and thread of the process and safe across `fork()`.
+//! expression indexes, also under `PRAGMA trusted_schema=OFF`. `scru128()`,
+//! `scru128_blob()` and the two table-valued functions (`series.rs`) call the
+//! library's process-wide generator, shared by every connection and thread of the
+//! process and safe across `fork()`: each thread's IDs strictly increase, and so do
+//! those of one `scru128_series` call, whichever threads step it.
 //!
 //! The extension calls SQLite only through the routine table the host passes to
 //! [`sqlite3_extension_init`] (see `ffi.rs`): it links no SQLite of its own.
@@ -32,6 +35,7 @@
 
 mod ffi;
 mod functions;
+mod series;
 mod time;
 
 use core::ffi::{CStr, c_char, c_int};
@@ -159,7 +163,9 @@ enum Outcome {
     NoMem,
 }
 
-/// Reads an argument.
+/// Reads an argument. A BLOB is read only if it is 16 bytes long: of any other length
+/// only the length is taken, so a `zeroblob(1000000000)` is never made into a gigabyte
+/// of zeros to be refused.
 ///
 /// # Safety
 ///
@@ -168,8 +174,10 @@ enum Outcome {
 unsafe fn read_arg<'a>(r: &Routines, value: *mut Value) -> Option<Arg<'a>> {
     // SAFETY: (every call below) `value` is a live argument, as the caller promises;
     // the type is read first and the matching accessor called, so no conversion
-    // invalidates a pointer already taken; `value_bytes` comes after the pointer, as
-    // SQLite's documentation requires.
+    // invalidates a pointer already taken. For TEXT `value_bytes` comes after the
+    // pointer, as SQLite's documentation requires; for a BLOB it may come first (a
+    // BLOB's length is its length, zeroblob or not, and reading the bytes after it
+    // converts nothing).
     unsafe {
         match (r.value_type)(value) {
             ffi::SQLITE_INTEGER => Some(Arg::Integer((r.value_int64)(value))),
@@ -183,11 +191,12 @@ unsafe fn read_arg<'a>(r: &Routines, value: *mut Value) -> Option<Arg<'a>> {
                 Some(Arg::Text(core::slice::from_raw_parts(ptr, len)))
             }
             ffi::SQLITE_BLOB => {
-                let ptr = (r.value_blob)(value).cast::<u8>();
                 let len = (r.value_bytes)(value) as usize;
-                if len == 0 {
-                    Some(Arg::Blob(&[]))
-                } else if ptr.is_null() {
+                if len != 16 {
+                    return Some(Arg::BlobOfLength(len));
+                }
+                let ptr = (r.value_blob)(value).cast::<u8>();
+                if ptr.is_null() {
                     None
                 } else {
                     Some(Arg::Blob(core::slice::from_raw_parts(ptr, len)))
@@ -428,7 +437,10 @@ pub unsafe extern "C" fn sqlite3_extension_init(
             }
         };
         // SAFETY: `db` is the connection being loaded into.
-        unsafe { register(&routines, db) }
+        unsafe {
+            register(&routines, db)?;
+            series::register(&routines, db)
+        }
     });
     let message = match loaded {
         Ok(Ok(())) => return ffi::SQLITE_OK,

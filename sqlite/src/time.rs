@@ -11,8 +11,12 @@
 //!   string (`datetime('now')` too, without the milliseconds).
 //! - A number (SQLite reads it as a Julian day): a Unix time is easily mistaken for
 //!   one; Unix milliseconds go in as `INTEGER`.
-//! - Digits past the millisecond are dropped (the millisecond *containing* the time),
-//!   where SQLite 3.51 rounds them; with at most three fractional digits the two agree.
+//! - More than three digits of fractional seconds (other than zeros, up to nine in
+//!   all): SQLite versions read them differently (3.40 and 3.50 round to the
+//!   millisecond in floating point, older ones drop them, and 309 digits or more give
+//!   NaN, which 3.40 reads as no time); a NUL character, where SQLite stops reading
+//!   while the value goes on. Either is an error that says so; with at most three
+//!   fractional digits every version reads the same millisecond as this reader.
 //!
 //! Whole-program tests compare the reader with the host's `julianday()` on many strings.
 
@@ -30,10 +34,34 @@ pub enum TimeError {
     Number,
     /// None of the forms.
     Malformed,
+    /// A NUL character at this byte: SQLite's date functions stop reading there.
+    Nul(usize),
+    /// This many digits of fractional seconds, more than three (or more than nine, or
+    /// not zeros past the third).
+    Fraction(usize),
 }
 
 impl fmt::Display for TimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Nul(at) => {
+                return write!(
+                    f,
+                    "has a NUL character at byte {at}, where SQLite's date functions stop \
+                     reading: remove it"
+                );
+            }
+            Self::Fraction(digits) => {
+                return write!(
+                    f,
+                    "has {digits} digits of fractional seconds: give at most 3 (zeros may \
+                     follow, up to 9 in all), as SQLite versions round or drop further \
+                     digits differently; strftime('%Y-%m-%d %H:%M:%f', t) gives the host's \
+                     reading"
+                );
+            }
+            _ => {}
+        }
         f.write_str(match self {
             Self::Now => {
                 "is not a fixed time and the function is deterministic: pass \
@@ -47,6 +75,7 @@ impl fmt::Display for TimeError {
                 "is not a time: expected YYYY-MM-DD, optionally followed by a space or T, \
                  HH:MM[:SS[.SSS]] and a Z or +HH:MM offset"
             }
+            Self::Nul(_) | Self::Fraction(_) => unreachable!("written above"),
         })
     }
 }
@@ -110,20 +139,28 @@ impl Cursor<'_> {
 /// The time of day and offset: milliseconds since midnight, minus the offset.
 /// `HH:MM`, `HH:MM:SS` or `HH:MM:SS.F…`, then an optional `Z` or `±HH:MM` (SQLite's
 /// `parseHhMmSs` and `parseTimezone`).
-fn time_of_day(c: &mut Cursor<'_>) -> Option<i64> {
-    let h = c.field(2, 0, 24, Some(b':'))?;
-    let m = c.field(2, 0, 59, None)?;
+fn time_of_day(c: &mut Cursor<'_>) -> Result<i64, TimeError> {
+    let h = c.field(2, 0, 24, Some(b':')).ok_or(TimeError::Malformed)?;
+    let m = c.field(2, 0, 59, None).ok_or(TimeError::Malformed)?;
     let mut ms = i64::from(h) * 3_600_000 + i64::from(m) * 60_000;
+    // A fraction this reader refuses, reported once the rest of the string is read
+    // (a string that is no time at all says so instead).
+    let mut long_fraction = None;
     if c.peek() == b':' {
         c.pos += 1;
-        ms += i64::from(c.field(2, 0, 59, None)?) * 1000;
+        ms += i64::from(c.field(2, 0, 59, None).ok_or(TimeError::Malformed)?) * 1000;
         if c.peek() == b'.' && c.peek_at(1).is_ascii_digit() {
             c.pos += 1;
+            let start = c.pos;
             let mut scale = 100;
             while c.peek().is_ascii_digit() {
                 ms += i64::from(c.peek() - b'0') * scale;
                 scale /= 10;
                 c.pos += 1;
+            }
+            let digits = &c.bytes[start..c.pos];
+            if digits.len() > 9 || digits.iter().skip(3).any(|&d| d != b'0') {
+                long_fraction = Some(digits.len());
             }
         }
     }
@@ -136,16 +173,20 @@ fn time_of_day(c: &mut Cursor<'_>) -> Option<i64> {
             0
         }
         _ if c.at_end() => 0,
-        _ => return None,
+        _ => return Err(TimeError::Malformed),
     };
     if sign != 0 {
         c.pos += 1;
-        let oh = c.field(2, 0, 14, Some(b':'))?;
-        let om = c.field(2, 0, 59, None)?;
+        let oh = c.field(2, 0, 14, Some(b':')).ok_or(TimeError::Malformed)?;
+        let om = c.field(2, 0, 59, None).ok_or(TimeError::Malformed)?;
         ms -= sign * (i64::from(oh) * 3_600_000 + i64::from(om) * 60_000);
     }
     c.skip_spaces();
-    c.at_end().then_some(ms)
+    match (c.at_end(), long_fraction) {
+        (false, _) => Err(TimeError::Malformed),
+        (true, Some(digits)) => Err(TimeError::Fraction(digits)),
+        (true, None) => Ok(ms),
+    }
 }
 
 /// Days from 1970-01-01 to a proleptic Gregorian date; a day past the end of its month
@@ -165,8 +206,12 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 ///
 /// # Errors
 ///
-/// [`TimeError`] for `now`, numbers and anything else that is none of the forms.
+/// [`TimeError`] for `now`, numbers, a NUL character, more than three digits of
+/// fractional seconds (other than zeros) and anything else that is none of the forms.
 pub fn parse_time(text: &[u8]) -> Result<i64, TimeError> {
+    if let Some(at) = text.iter().position(|&b| b == 0) {
+        return Err(TimeError::Nul(at));
+    }
     // YYYY-MM-DD, then optional spaces or Ts and a time of day (`parseYyyyMmDd`).
     let mut c = Cursor {
         bytes: text,
@@ -190,9 +235,7 @@ pub fn parse_time(text: &[u8]) -> Result<i64, TimeError> {
             if c.at_end() {
                 return Ok(midnight);
             }
-            return time_of_day(&mut c)
-                .map(|ms| midnight + ms)
-                .ok_or(TimeError::Malformed);
+            return time_of_day(&mut c).map(|ms| midnight + ms);
         }
         return Err(TimeError::Malformed);
     }
@@ -201,8 +244,10 @@ pub fn parse_time(text: &[u8]) -> Result<i64, TimeError> {
         bytes: text,
         pos: 0,
     };
-    if let Some(ms) = time_of_day(&mut c) {
-        return Ok(days_from_civil(2000, 1, 1) * MS_PER_DAY + ms);
+    match time_of_day(&mut c) {
+        Ok(ms) => return Ok(days_from_civil(2000, 1, 1) * MS_PER_DAY + ms),
+        Err(TimeError::Malformed) => {}
+        Err(err) => return Err(err),
     }
     if [&b"now"[..], b"subsec", b"subsecond"]
         .iter()
@@ -296,8 +341,8 @@ mod tests {
         assert_eq!(ms("2026-01-01T00:00:01"), Ok(day + 1000));
         assert_eq!(ms("2026-01-01 00:00:01.5"), Ok(day + 1500));
         assert_eq!(ms("2026-01-01 00:00:01.123"), Ok(day + 1123));
-        assert_eq!(ms("2026-01-01 00:00:01.1239"), Ok(day + 1123)); // dropped, not rounded
-        assert_eq!(ms("2026-01-01 00:00:01.999999"), Ok(day + 1999));
+        assert_eq!(ms("2026-01-01 00:00:01.123000"), Ok(day + 1123));
+        assert_eq!(ms("2026-01-01 00:00:01.120000000Z"), Ok(day + 1120));
         assert_eq!(ms("2026-01-01 00:00Z"), Ok(day));
         assert_eq!(ms("2026-01-01 00:00:00 z "), Ok(day));
         assert_eq!(ms("2026-01-01T01:00:00+01:00"), Ok(day));
@@ -328,10 +373,25 @@ mod tests {
             "2026-01-01 12:00 +15:00",
             "2026-01-01 12:00 +1:00",
             "2026-01-01 12:00 Z x",
-            "2026-01-01\0",
+            "2026-01-01 12:00:00.1234x",
             "yesterday",
         ] {
             assert_eq!(ms(bad), Err(TimeError::Malformed), "{bad:?}");
+        }
+        for (nul, at) in [("2026-01-01\0", 10), ("\x002026-01-01", 0), ("now\0", 3)] {
+            assert_eq!(ms(nul), Err(TimeError::Nul(at)), "{nul:?}");
+        }
+        let nines = format!("2026-01-01 00:00:00.{}", "9".repeat(400));
+        for (long, digits) in [
+            ("2026-01-01 00:00:01.1239", 4),
+            ("2026-01-01 00:00:01.999999", 6),
+            ("2026-01-01 00:00:01.1230000001", 10),
+            ("2026-01-01 00:00:01.1230000000", 10),
+            ("12:00:00.0001", 4),
+            ("2026-01-01 00:00:01.1239 +01:00", 4),
+            (nines.as_str(), 400),
+        ] {
+            assert_eq!(ms(long), Err(TimeError::Fraction(digits)), "{long:?}");
         }
         for now in ["now", "NOW", "Subsec", "subsecond"] {
             assert_eq!(ms(now), Err(TimeError::Now), "{now:?}");

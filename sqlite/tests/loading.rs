@@ -1,7 +1,7 @@
 //! Loading the extension: twice into one connection and into several, closed and loaded
 //! again (the image stays, and so does the generator's state), a second copy of the
-//! file, the `sqlite3` shell's `.load` and `.open`, and a clock outside the SCRU128
-//! range (an SQL error, not a crash).
+//! file, both names of the build, the `sqlite3` shell's `.load` and `.open`, a clock
+//! outside the SCRU128 range (an SQL error, not a crash) and a clock stepped back.
 //!
 //! Its own `main` (no test harness): the checks of `/proc/self/maps` need a process in
 //! which no other test thread holds the extension.
@@ -104,6 +104,43 @@ fn a_second_copy_of_the_file(dir: &Scratch) {
     println!("loading: a copy of the file is a second image that works on its own");
 }
 
+/// The two names scripts/build-sqlite leaves in sqlite/target/release (`scru128.so`
+/// for `.load .../scru128`, and cargo's `libscru128_sqlite.so`) are one file: a process
+/// that loads both has one image and one generator, so its IDs keep increasing.
+fn both_names_of_the_build() {
+    let release = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release");
+    let (short, cargos) = (
+        release.join("scru128.so"),
+        release.join("libscru128_sqlite.so"),
+    );
+    if !short.exists() || !cargos.exists() || !cfg!(target_os = "linux") {
+        common::skip(&format!(
+            "no {} beside {}: run scripts/build-sqlite first",
+            short.display(),
+            cargos.display()
+        ));
+        return;
+    }
+    let a = Connection::open_in_memory().unwrap();
+    load_from(&a, &short).unwrap();
+    let b = Connection::open_in_memory().unwrap();
+    load_from(&b, &cargos).unwrap();
+    let mut last = new_id(&a);
+    for i in 0..10_000 {
+        let id = new_id(if i % 2 == 0 { &b } else { &a });
+        assert!(id > last, "{id} after {last}: two generators");
+        last = id;
+    }
+    assert_eq!(
+        std::fs::canonicalize(&short).unwrap(),
+        std::fs::canonicalize(&cargos).unwrap(),
+        "{} is a second file, not a link to {}",
+        short.display(),
+        cargos.display()
+    );
+    println!("loading: both names of the build are one image: one generator, increasing");
+}
+
 fn through_the_shell(dir: &Scratch) {
     let Some(shell) = shell() else { return };
     let first = dir.path("first.db");
@@ -196,12 +233,89 @@ fn a_clock_outside_the_range() {
     println!("loading: a clock in 2019 is an SQL error naming it, not a crash");
 }
 
+/// The system clock stepped back under the shell (libfaketime, its offset file rewritten
+/// by `.system` between statements): 5 s back is absorbed (the IDs keep increasing),
+/// 60 s back is beyond the 10 s allowance and resets the generator (the IDs go down,
+/// to the new time), as the README says.
+fn a_clock_stepped_back(dir: &Scratch) {
+    let Some(shell) = shell() else { return };
+    let Some(faketime) = libfaketime() else {
+        common::skip(
+            "no libfaketime: install Debian's libfaketime or set SCRU128_FAKETIME to \
+             libfaketime.so.1",
+        );
+        return;
+    };
+    let offset = dir.path("faketimerc");
+    std::fs::write(&offset, "+0\n").unwrap();
+    let step = |seconds: &str| format!(".system echo {seconds} > '{}'", offset.display());
+    let make = |label: &str| format!("{} SELECT '{label}', scru128() FROM n;", series(100));
+    let script = [
+        format!(".load '{}'", extension().display()),
+        make("before"),
+        step("-5"),
+        make("5 s back"),
+        step("-60"),
+        make("60 s back"),
+        String::new(),
+    ]
+    .join("\n");
+    let mut child = Command::new(&shell)
+        .args(["-batch", "-bail", ":memory:"])
+        .env("LD_PRELOAD", &faketime)
+        .env("FAKETIME_TIMESTAMP_FILE", &offset)
+        .env("FAKETIME_NO_CACHE", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .env_remove("FAKETIME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let part = |label: &str| -> Vec<Scru128Id> {
+        stdout
+            .lines()
+            .filter_map(|line| line.strip_prefix(&format!("{label}|")))
+            .map(|id| id.parse().unwrap())
+            .collect()
+    };
+    let (before, back5, back60) = (part("before"), part("5 s back"), part("60 s back"));
+    assert_eq!((before.len(), back5.len(), back60.len()), (100, 100, 100));
+    let mut absorbed = before.clone();
+    absorbed.extend(&back5);
+    assert!(
+        absorbed.windows(2).all(|w| w[0] < w[1]),
+        "5 s back: {stdout}"
+    );
+    assert!(back60.windows(2).all(|w| w[0] < w[1]));
+    let last = *back5.last().unwrap();
+    let first = back60[0];
+    assert!(first < last, "60 s back: {first} after {last}");
+    // To the clock's new time: about 60 s below.
+    let behind = last.unix_ts_ms() - first.unix_ts_ms();
+    assert!((55_000..=65_000).contains(&behind), "{behind} ms");
+    println!(
+        "loading: the clock 5 s back: IDs increase; 60 s back: the generator resets, \
+         {behind} ms below"
+    );
+}
+
 fn main() {
     let dir = Scratch::new("loading");
     closed_and_loaded_again();
     twice_in_one_connection_and_in_two();
     a_second_copy_of_the_file(&dir);
+    both_names_of_the_build();
     through_the_shell(&dir);
     a_clock_outside_the_range();
-    println!("test result: ok. 5 passed");
+    a_clock_stepped_back(&dir);
+    println!("test result: ok. 7 passed");
 }

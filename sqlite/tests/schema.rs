@@ -370,3 +370,135 @@ fn flags_as_sqlite_sees_them() {
         );
     }
 }
+
+/// The README's key column: only the canonical text (26 digits, upper case) gets in.
+/// `scru128_is_valid` would admit lower case, hex, the UUID form and BLOBs, which sort
+/// apart from canonical text, so a range query on the key would miss them.
+const CANONICAL_KEY: &str =
+    "id TEXT PRIMARY KEY NOT NULL DEFAULT (scru128()) CHECK (id = scru128_text(id))";
+
+/// Every other form of one ID, and values that are no ID at all (SQL expressions).
+const NOT_CANONICAL: &[&str] = &[
+    "lower(?1)",
+    "lower(substr(?1, 1, 13)) || substr(?1, 14)",
+    "substr(?1, 1, 25) || 'a'",
+    "replace(scru128_uuid(?1), '-', '')",
+    "upper(replace(scru128_uuid(?1), '-', ''))",
+    "scru128_uuid(?1)",
+    "upper(scru128_uuid(?1))",
+    "scru128_to_blob(?1)",
+    "CAST(?1 AS BLOB)",
+    "' ' || ?1",
+    "?1 || ' '",
+    "?1 || char(0)",
+    "substr(?1, 1, 25)",
+    "NULL",
+    "1767225600000",
+    "1.5",
+    "'7vvvvvvvvvvvvvvvvvvvvvvvvv'",
+    "'not an id'",
+];
+
+#[test]
+fn the_readmes_key_admits_only_canonical_text() {
+    let readme = include_str!("../README.md");
+    let words: Vec<&str> = readme.split_whitespace().collect();
+    assert!(
+        words.join(" ").contains(CANONICAL_KEY),
+        "README.md's example has the key column {CANONICAL_KEY:?}"
+    );
+    let dir = Scratch::new("canonical");
+    let conn = open(dir.path("canonical.db"));
+    conn.execute_batch(&format!(
+        "PRAGMA synchronous = OFF;
+         CREATE TABLE event ({CANONICAL_KEY}, at INTEGER);
+         CREATE TABLE loose (id TEXT PRIMARY KEY CHECK (scru128_is_valid(id)), at INTEGER);"
+    ))
+    .unwrap();
+
+    // 300 IDs, one a second from 2026-01-01, each offered in a form chosen in turn:
+    // canonical, or one of the others.
+    let (mut taken, mut refused, mut loose_taken) = (0, 0, 0);
+    for k in 0..300_i64 {
+        let at = T2026 + k * 1000;
+        let id: String = conn
+            .query_row(
+                "SELECT substr(scru128_min(?1), 1, 10) || substr(scru128(), 11)",
+                [at],
+                |row| row.get(0),
+            )
+            .unwrap();
+        let form = if k % 3 == 0 {
+            "?1"
+        } else {
+            NOT_CANONICAL[(k as usize) % NOT_CANONICAL.len()]
+        };
+        let strict = conn.execute(
+            &format!("INSERT INTO event (id, at) VALUES ({form}, ?2)"),
+            (&id, at),
+        );
+        match (form, strict) {
+            ("?1", Ok(1)) => taken += 1,
+            ("?1", other) => panic!("canonical {id} refused: {other:?}"),
+            (_, Ok(_)) => panic!("{form} of {id} admitted"),
+            (_, Err(_)) => refused += 1,
+        }
+        // The loose CHECK of the first README, as a control.
+        if conn
+            .execute(
+                &format!("INSERT INTO loose (id, at) VALUES ({form}, ?2)"),
+                (&id, at),
+            )
+            .is_ok()
+        {
+            loose_taken += 1;
+        }
+    }
+    assert_eq!((taken, refused), (100, 200));
+    // Every form, each on its own, is refused.
+    let id: String = conn
+        .query_row("SELECT scru128()", [], |r| r.get(0))
+        .unwrap();
+    for form in NOT_CANONICAL {
+        let got = conn.execute(&format!("INSERT INTO event (id) VALUES ({form})"), [&id]);
+        assert!(got.is_err(), "{form} of {id} admitted: {got:?}");
+    }
+
+    // A range query on the key gives the rows a full scan finds.
+    let (lo, hi) = (T2026 + 50_000, T2026 + 249_999);
+    let by_key = |table: &str| -> Vec<String> {
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT quote(id) FROM {table} WHERE id BETWEEN scru128_min(?1) AND scru128_max(?2) \
+                 ORDER BY id"
+            ))
+            .unwrap();
+        stmt.query_map((lo, hi), |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let by_scan = |table: &str| -> Vec<String> {
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT quote(id) FROM {table} NOT INDEXED WHERE at BETWEEN ?1 AND ?2 ORDER BY id"
+            ))
+            .unwrap();
+        stmt.query_map((lo, hi), |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(by_key("event"), by_scan("event"));
+    assert!(by_key("event").len() > 60);
+    // The control: the loose CHECK admits forms a range query misses.
+    assert!(loose_taken > 150, "{loose_taken}");
+    assert_ne!(by_key("loose"), by_scan("loose"));
+    println!(
+        "canonical key: 100 admitted, 200 other forms refused ({} forms each alone); \
+         the range query equals the scan (with scru128_is_valid: {} rows against {})",
+        NOT_CANONICAL.len(),
+        by_key("loose").len(),
+        by_scan("loose").len()
+    );
+}
