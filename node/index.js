@@ -1,0 +1,287 @@
+"use strict";
+// scru128-v1: SCRU128 (spec v1.0.2, the 26-digit format), a drop-in for npm scru128
+// 1.0.1 on this repository's Rust library (its codec and process-wide generator),
+// through a Node-API addon (src/lib.rs). This file is the thin JavaScript layer: the
+// classes, the error classes of 1.0.1, `instanceof`, the logger and `util.inspect`.
+
+const { inspect, types } = require("node:util");
+
+const addon = loadAddon();
+
+function loadAddon() {
+  const name = `scru128.${process.platform}-${process.arch}-gnu.node`;
+  try {
+    return require(`./${name}`);
+  } catch (err) {
+    if (err && err.code === "MODULE_NOT_FOUND" && String(err.message).includes(name)) {
+      throw new Error(
+        `scru128-v1: no native addon for ${process.platform}-${process.arch} (${name}); ` +
+          "the package ships one for linux-x64 (glibc 2.17 or later); elsewhere build it " +
+          "from the repository's node/ folder with `npm run build` (needs Rust)",
+      );
+    }
+    throw err;
+  }
+}
+
+/** Unix time in milliseconds at 2020-01-01 00:00:00+00:00. */
+const TIMESTAMP_BIAS = 1577836800000;
+
+// Objects made by this module: the constructor's first argument.
+const MADE = Symbol("Scru128Id");
+// Whether a value is a Scru128Id (set by the class's static block).
+let isId;
+
+/** What `value` is, for an error message (never its whole text). */
+function describe(value) {
+  switch (typeof value) {
+    case "string":
+      return `a string of ${value.length} characters`;
+    case "object":
+      return value === null ? "null" : "an object";
+    case "bigint":
+      return "a bigint";
+    case "symbol":
+      return "a symbol";
+    default:
+      return `${typeof value} ${String(value)}`;
+  }
+}
+
+class Scru128Id {
+  /** The canonical 26-digit string. */
+  #s;
+  /** [timestamp, counter, perSecRandom, perGenRandom], decoded on first use. */
+  #f;
+
+  /**
+   * 1.0.1's constructor took the four field values (a private constructor in its type
+   * declarations); they are checked here as `fromFields` checks them.
+   */
+  constructor(timestamp, counter, perSecRandom, perGenRandom) {
+    if (timestamp === MADE) {
+      this.#s = counter;
+    } else {
+      this.#s = fieldsString(timestamp, counter, perSecRandom, perGenRandom);
+    }
+  }
+
+  get timestamp() {
+    return (this.#f ??= addon.fields(this.#s))[0];
+  }
+
+  get counter() {
+    return (this.#f ??= addon.fields(this.#s))[1];
+  }
+
+  get perSecRandom() {
+    return (this.#f ??= addon.fields(this.#s))[2];
+  }
+
+  get perGenRandom() {
+    return (this.#f ??= addon.fields(this.#s))[3];
+  }
+
+  /**
+   * Creates an object from field values; `RangeError` if one is not an integer or out
+   * of its field's range.
+   */
+  static fromFields(timestamp, counter, perSecRandom, perGenRandom) {
+    return new Scru128Id(MADE, fieldsString(timestamp, counter, perSecRandom, perGenRandom));
+  }
+
+  /**
+   * Creates an object from a 26-digit string representation (either case);
+   * `SyntaxError` if it is not one, `TypeError` if it is not a string.
+   */
+  static fromString(value) {
+    if (typeof value !== "string") {
+      throw new TypeError(`Scru128Id.fromString: expected a string, got ${describe(value)}`);
+    }
+    if (value.length !== 26) {
+      throw new SyntaxError(
+        `invalid string representation: invalid length: expected 26 characters, found ${value.length}`,
+      );
+    }
+    const s = addon.parse(value);
+    if (s === null) {
+      throw new SyntaxError(`invalid string representation: ${addon.parseError(value)}`);
+    }
+    return new Scru128Id(MADE, s);
+  }
+
+  /** Returns the 26-digit canonical string representation. */
+  toString() {
+    return this.#s;
+  }
+
+  /**
+   * Creates an object from 16 bytes, the 128-bit unsigned integer in big-endian byte
+   * order: an `ArrayBuffer` (as 1.0.1), a `SharedArrayBuffer`, or any view of one (a
+   * `Uint8Array`, a `Buffer`, a `DataView`). `RangeError` if it is not 16 bytes long.
+   */
+  static fromArrayBuffer(value) {
+    let bytes;
+    if (types.isArrayBuffer(value) || types.isSharedArrayBuffer(value)) {
+      bytes = new Uint8Array(value);
+    } else if (ArrayBuffer.isView(value)) {
+      bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    } else {
+      throw new TypeError(
+        `Scru128Id.fromArrayBuffer: expected an ArrayBuffer or a view of one, got ${describe(value)}`,
+      );
+    }
+    if (bytes.byteLength !== 16) {
+      throw new RangeError(`not a 128-bit byte array: ${bytes.byteLength} bytes`);
+    }
+    return new Scru128Id(MADE, addon.fromBytes(bytes));
+  }
+
+  /** Returns a new 16-byte `ArrayBuffer`: the 128-bit integer, big-endian. */
+  toArrayBuffer() {
+    const b = addon.toBytes(this.#s);
+    return b.buffer.slice(b.byteOffset, b.byteOffset + 16);
+  }
+
+  /**
+   * Creates an object from a hexadecimal string: an optional `0x`, then at most 32
+   * significant hex digits (leading zeros are fine), in either case; `SyntaxError`
+   * otherwise, `TypeError` if it is not a string.
+   */
+  static fromHex(value) {
+    if (typeof value !== "string") {
+      throw new TypeError(`Scru128Id.fromHex: expected a string, got ${describe(value)}`);
+    }
+    const s = addon.fromHex(value);
+    if (s === null) {
+      throw new SyntaxError(
+        `invalid hexadecimal integer representation: ${addon.hexError(value)}`,
+      );
+    }
+    return new Scru128Id(MADE, s);
+  }
+
+  /** Returns `"0x"` and 32 lowercase hexadecimal digits. */
+  toHex() {
+    return addon.toHex(this.#s);
+  }
+
+  /** Represents `this` in JSON as the 26-digit canonical string. */
+  toJSON() {
+    return this.#s;
+  }
+
+  /** Creates an object from `this`. */
+  clone() {
+    return new Scru128Id(MADE, this.#s);
+  }
+
+  /** Returns true if `other` is a `Scru128Id` of the same value. */
+  equals(other) {
+    return isId(other) && other.#s === this.#s;
+  }
+
+  /** Returns -1, 0 or 1 as `this` is less than, equal to or greater than `other`. */
+  compareTo(other) {
+    if (!isId(other)) {
+      throw new TypeError(`Scru128Id.compareTo: expected a Scru128Id, got ${describe(other)}`);
+    }
+    // Canonical strings sort as the IDs: the digits 0-9A-V are in ASCII order.
+    const a = this.#s;
+    const b = other.#s;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  /** `console.log(id)` and `util.inspect(id)` show the 26-digit string. */
+  [inspect.custom]() {
+    return this.#s;
+  }
+
+  static {
+    // A brand check: no getter or Proxy trap of `value` runs.
+    isId = (value) => typeof value === "object" && value !== null && #s in value;
+  }
+}
+
+function fieldsString(timestamp, counter, perSecRandom, perGenRandom) {
+  // Number.isInteger converts nothing: no getter, valueOf or Proxy trap runs.
+  const args = [timestamp, counter, perSecRandom, perGenRandom];
+  const names = ["timestamp", "counter", "perSecRandom", "perGenRandom"];
+  for (let i = 0; i < 4; i++) {
+    if (!Number.isInteger(args[i])) {
+      throw new RangeError(
+        `invalid field value: ${names[i]} is ${describe(args[i])}, not an integer`,
+      );
+    }
+  }
+  return addon.fromFields(timestamp, counter, perSecRandom, perGenRandom);
+}
+
+let logger;
+
+/**
+ * Specifies the logger object used in the package (`console` works). Logging is off
+ * by default.
+ */
+const setLogger = (newLogger) => {
+  logger = newLogger;
+};
+
+/** 1.0.1's messages, by the event the addon reports. */
+function logEvent(event) {
+  if (event === 1) {
+    logger.info("counter limit reached; will wait until clock goes forward");
+  } else if (event === 2) {
+    logger.warn("reset state as clock did not go forward");
+  }
+}
+
+class Scru128Generator {
+  #native;
+  #draw;
+
+  /**
+   * Creates a generator with the default random source (ChaCha12 seeded by the
+   * operating system), or with `randomNumberGenerator`, an object whose
+   * `nextUint32()` returns a 32-bit unsigned integer, called as 1.0.1 called it.
+   */
+  constructor(randomNumberGenerator) {
+    if (randomNumberGenerator) {
+      const rng = randomNumberGenerator;
+      if (typeof rng.nextUint32 !== "function") {
+        throw new TypeError(
+          "Scru128Generator: the random number generator has no nextUint32() method",
+        );
+      }
+      // Looked up at every draw, as in 1.0.1.
+      this.#draw = () => rng.nextUint32();
+      this.#native = new addon.NativeGenerator(true);
+    } else {
+      this.#native = new addon.NativeGenerator(false);
+    }
+  }
+
+  /** Generates a new SCRU128 ID object. */
+  generate() {
+    const s = this.#native.generate(this.#draw);
+    if (logger !== undefined && logger !== null) {
+      logEvent(this.#native.lastEvent());
+    }
+    return new Scru128Id(MADE, s);
+  }
+}
+
+/** Generates a new SCRU128 ID object, from the process-wide generator. */
+const scru128 = () => new Scru128Id(MADE, addon.generate());
+
+/** Generates a new SCRU128 ID encoded in the 26-digit canonical string. */
+const scru128String = addon.generate;
+
+module.exports = {
+  TIMESTAMP_BIAS,
+  Scru128Id,
+  Scru128Generator,
+  setLogger,
+  scru128,
+  scru128String,
+};
