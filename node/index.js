@@ -48,11 +48,19 @@ function describe(value) {
   }
 }
 
+// An ID crosses to and from the addon as four 32-bit words in this array, most
+// significant first (its memory outside the JavaScript heap, so that it never moves).
+const words = new Uint32Array(new ArrayBuffer(16));
+const slot = addon.registerWords(words);
+
 class Scru128Id {
-  /** The canonical 26-digit string. */
+  // The 128 bits as four 32-bit words, most significant first.
+  #a;
+  #b;
+  #c;
+  #d;
+  // The canonical 26-digit string, or null until asked for.
   #s;
-  /** [timestamp, counter, perSecRandom, perGenRandom], decoded on first use. */
-  #f;
 
   /**
    * 1.0.1's constructor took the four field values (a private constructor in its type
@@ -60,26 +68,33 @@ class Scru128Id {
    */
   constructor(timestamp, counter, perSecRandom, perGenRandom) {
     if (timestamp === MADE) {
+      // Made by this module: the words are in `words`; `counter` is the string or null.
       this.#s = counter;
     } else {
-      this.#s = fieldsString(timestamp, counter, perSecRandom, perGenRandom);
+      fieldsToWords(timestamp, counter, perSecRandom, perGenRandom);
+      this.#s = null;
     }
+    this.#a = words[0];
+    this.#b = words[1];
+    this.#c = words[2];
+    this.#d = words[3];
   }
 
+  // Layout: timestamp 44 bits, counter 28, perSecRandom 24, perGenRandom 32.
   get timestamp() {
-    return (this.#f ??= addon.fields(this.#s))[0];
+    return this.#a * 0x1000 + (this.#b >>> 20);
   }
 
   get counter() {
-    return (this.#f ??= addon.fields(this.#s))[1];
+    return (this.#b & 0xfffff) * 0x100 + (this.#c >>> 24);
   }
 
   get perSecRandom() {
-    return (this.#f ??= addon.fields(this.#s))[2];
+    return this.#c & 0xffffff;
   }
 
   get perGenRandom() {
-    return (this.#f ??= addon.fields(this.#s))[3];
+    return this.#d;
   }
 
   /**
@@ -87,7 +102,8 @@ class Scru128Id {
    * of its field's range.
    */
   static fromFields(timestamp, counter, perSecRandom, perGenRandom) {
-    return new Scru128Id(MADE, fieldsString(timestamp, counter, perSecRandom, perGenRandom));
+    fieldsToWords(timestamp, counter, perSecRandom, perGenRandom);
+    return new Scru128Id(MADE, null);
   }
 
   /**
@@ -103,7 +119,7 @@ class Scru128Id {
         `invalid string representation: invalid length: expected 26 characters, found ${value.length}`,
       );
     }
-    const s = addon.parse(value);
+    const s = addon.parse(value, slot);
     if (s === null) {
       throw new SyntaxError(`invalid string representation: ${addon.parseError(value)}`);
     }
@@ -112,6 +128,10 @@ class Scru128Id {
 
   /** Returns the 26-digit canonical string representation. */
   toString() {
+    if (this.#s === null) {
+      this.#put();
+      this.#s = addon.encodeWords(slot);
+    }
     return this.#s;
   }
 
@@ -121,26 +141,34 @@ class Scru128Id {
    * `Uint8Array`, a `Buffer`, a `DataView`). `RangeError` if it is not 16 bytes long.
    */
   static fromArrayBuffer(value) {
-    let bytes;
+    let view;
     if (types.isArrayBuffer(value) || types.isSharedArrayBuffer(value)) {
-      bytes = new Uint8Array(value);
+      view = new DataView(value);
     } else if (ArrayBuffer.isView(value)) {
-      bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      view = new DataView(value.buffer, value.byteOffset, value.byteLength);
     } else {
       throw new TypeError(
         `Scru128Id.fromArrayBuffer: expected an ArrayBuffer or a view of one, got ${describe(value)}`,
       );
     }
-    if (bytes.byteLength !== 16) {
-      throw new RangeError(`not a 128-bit byte array: ${bytes.byteLength} bytes`);
+    if (view.byteLength !== 16) {
+      throw new RangeError(`not a 128-bit byte array: ${view.byteLength} bytes`);
     }
-    return new Scru128Id(MADE, addon.fromBytes(bytes));
+    words[0] = view.getUint32(0);
+    words[1] = view.getUint32(4);
+    words[2] = view.getUint32(8);
+    words[3] = view.getUint32(12);
+    return new Scru128Id(MADE, null);
   }
 
   /** Returns a new 16-byte `ArrayBuffer`: the 128-bit integer, big-endian. */
   toArrayBuffer() {
-    const b = addon.toBytes(this.#s);
-    return b.buffer.slice(b.byteOffset, b.byteOffset + 16);
+    const view = new DataView(new ArrayBuffer(16));
+    view.setUint32(0, this.#a);
+    view.setUint32(4, this.#b);
+    view.setUint32(8, this.#c);
+    view.setUint32(12, this.#d);
+    return view.buffer;
   }
 
   /**
@@ -152,33 +180,40 @@ class Scru128Id {
     if (typeof value !== "string") {
       throw new TypeError(`Scru128Id.fromHex: expected a string, got ${describe(value)}`);
     }
-    const s = addon.fromHex(value);
-    if (s === null) {
+    if (!addon.fromHex(value, slot)) {
       throw new SyntaxError(
         `invalid hexadecimal integer representation: ${addon.hexError(value)}`,
       );
     }
-    return new Scru128Id(MADE, s);
+    return new Scru128Id(MADE, null);
   }
 
   /** Returns `"0x"` and 32 lowercase hexadecimal digits. */
   toHex() {
-    return addon.toHex(this.#s);
+    this.#put();
+    return addon.toHex(slot);
   }
 
   /** Represents `this` in JSON as the 26-digit canonical string. */
   toJSON() {
-    return this.#s;
+    return this.toString();
   }
 
   /** Creates an object from `this`. */
   clone() {
+    this.#put();
     return new Scru128Id(MADE, this.#s);
   }
 
   /** Returns true if `other` is a `Scru128Id` of the same value. */
   equals(other) {
-    return isId(other) && other.#s === this.#s;
+    return (
+      isId(other) &&
+      this.#a === other.#a &&
+      this.#b === other.#b &&
+      this.#c === other.#c &&
+      this.#d === other.#d
+    );
   }
 
   /** Returns -1, 0 or 1 as `this` is less than, equal to or greater than `other`. */
@@ -186,24 +221,34 @@ class Scru128Id {
     if (!isId(other)) {
       throw new TypeError(`Scru128Id.compareTo: expected a Scru128Id, got ${describe(other)}`);
     }
-    // Canonical strings sort as the IDs: the digits 0-9A-V are in ASCII order.
-    const a = this.#s;
-    const b = other.#s;
-    return a < b ? -1 : a > b ? 1 : 0;
+    if (this.#a !== other.#a) return this.#a < other.#a ? -1 : 1;
+    if (this.#b !== other.#b) return this.#b < other.#b ? -1 : 1;
+    if (this.#c !== other.#c) return this.#c < other.#c ? -1 : 1;
+    if (this.#d !== other.#d) return this.#d < other.#d ? -1 : 1;
+    return 0;
   }
 
   /** `console.log(id)` and `util.inspect(id)` show the 26-digit string. */
   [inspect.custom]() {
-    return this.#s;
+    return this.toString();
+  }
+
+  /** Puts this ID's words into `words`, for the addon. */
+  #put() {
+    words[0] = this.#a;
+    words[1] = this.#b;
+    words[2] = this.#c;
+    words[3] = this.#d;
   }
 
   static {
     // A brand check: no getter or Proxy trap of `value` runs.
-    isId = (value) => typeof value === "object" && value !== null && #s in value;
+    isId = (value) => typeof value === "object" && value !== null && #a in value;
   }
 }
 
-function fieldsString(timestamp, counter, perSecRandom, perGenRandom) {
+/** Checks the field values as 1.0.1 did, and puts the ID's words into `words`. */
+function fieldsToWords(timestamp, counter, perSecRandom, perGenRandom) {
   // Number.isInteger converts nothing: no getter, valueOf or Proxy trap runs.
   const args = [timestamp, counter, perSecRandom, perGenRandom];
   const names = ["timestamp", "counter", "perSecRandom", "perGenRandom"];
@@ -214,7 +259,7 @@ function fieldsString(timestamp, counter, perSecRandom, perGenRandom) {
       );
     }
   }
-  return addon.fromFields(timestamp, counter, perSecRandom, perGenRandom);
+  addon.fromFields(timestamp, counter, perSecRandom, perGenRandom, slot);
 }
 
 let logger;
@@ -263,16 +308,20 @@ class Scru128Generator {
 
   /** Generates a new SCRU128 ID object. */
   generate() {
-    const s = this.#native.generate(this.#draw);
+    this.#native.generate(slot, this.#draw);
+    const id = new Scru128Id(MADE, null);
     if (logger !== undefined && logger !== null) {
       logEvent(this.#native.lastEvent());
     }
-    return new Scru128Id(MADE, s);
+    return id;
   }
 }
 
 /** Generates a new SCRU128 ID object, from the process-wide generator. */
-const scru128 = () => new Scru128Id(MADE, addon.generate());
+const scru128 = () => {
+  addon.generateWords(slot);
+  return new Scru128Id(MADE, null);
+};
 
 /** Generates a new SCRU128 ID encoded in the 26-digit canonical string. */
 const scru128String = addon.generate;

@@ -17,7 +17,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 use std::rc::Rc;
 
-use napi::bindgen_prelude::{Buffer, Uint8Array};
 use napi::{Env, Error, JsFunction, JsString, JsUnknown, NapiRaw, Result, Status, ValueType, sys};
 use napi_derive::napi;
 use scru128::{
@@ -107,6 +106,121 @@ fn global_failure(env: &Env, payload: &(dyn std::any::Any + Send)) -> Error {
     }
 }
 
+// ---- the word buffers ----------------------------------------------------------------
+
+std::thread_local! {
+    /// The data of each `Uint32Array(4)` registered by a load of index.js on this thread
+    /// (each worker thread has its own list): an ID crosses as four 32-bit words written
+    /// there, most significant first, rather than as an object made through Node-API.
+    static SLOTS: RefCell<Vec<*mut u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `registerWords(words)`: keeps `words`, a `Uint32Array` of 4 elements, for the
+/// functions that take or give an ID through it; returns its slot number. The array is
+/// referenced for the life of the environment, so its memory is never freed.
+#[napi(js_name = "registerWords")]
+pub fn register_words(env: Env, words: JsUnknown) -> Result<u32> {
+    let mut is_typed_array = false;
+    let mut kind = sys::TypedarrayType::int8_array;
+    let mut length = 0usize;
+    let mut data = ptr::null_mut();
+    let mut buffer = ptr::null_mut();
+    let mut offset = 0usize;
+    // SAFETY: `words` is a live value of this call; the out-pointers are valid; the
+    // typed array's information is asked only of a typed array.
+    let ok = unsafe {
+        sys::napi_is_typedarray(env.raw(), words.raw(), &mut is_typed_array) == sys::Status::napi_ok
+            && is_typed_array
+            && sys::napi_get_typedarray_info(
+                env.raw(),
+                words.raw(),
+                &mut kind,
+                &mut length,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            ) == sys::Status::napi_ok
+    };
+    if !ok || kind != sys::TypedarrayType::uint32_array || length != 4 || data.is_null() {
+        return Err(type_error(
+            &env,
+            "registerWords: expected a Uint32Array of 4 elements",
+        ));
+    }
+    let mut reference = ptr::null_mut();
+    // SAFETY: as above; the reference (count 1) is never deleted, which keeps the array
+    // and its memory alive for the life of the environment.
+    let status = unsafe { sys::napi_create_reference(env.raw(), words.raw(), 1, &mut reference) };
+    if status != sys::Status::napi_ok {
+        return Err(Error::from_status(Status::from(status)));
+    }
+    SLOTS.with(|slots| {
+        let mut slots = slots.borrow_mut();
+        slots.push(data.cast::<u32>());
+        Ok((slots.len() - 1) as u32)
+    })
+}
+
+fn slot_words(env: &Env, slot: u32) -> Result<*mut u32> {
+    SLOTS
+        .with(|slots| slots.borrow().get(slot as usize).copied())
+        .ok_or_else(|| type_error(env, "no such word buffer"))
+}
+
+/// Writes `id` to the words of `slot`.
+#[inline]
+fn write_words(env: &Env, slot: u32, id: Scru128Id) -> Result<()> {
+    let words = slot_words(env, slot)?;
+    let v = id.to_u128();
+    // SAFETY: `words` is the data of a live `Uint32Array` of 4 elements of this
+    // thread's environment (registerWords keeps it); JavaScript runs on this thread
+    // only between calls, so nothing reads or writes it meanwhile. The data of a
+    // typed array is aligned for its element type.
+    unsafe {
+        words.write((v >> 96) as u32);
+        words.add(1).write((v >> 64) as u32);
+        words.add(2).write((v >> 32) as u32);
+        words.add(3).write(v as u32);
+    }
+    Ok(())
+}
+
+/// Reads the ID in the words of `slot`.
+#[inline]
+fn read_words(env: &Env, slot: u32) -> Result<Scru128Id> {
+    let words = slot_words(env, slot)?;
+    // SAFETY: as in `write_words`.
+    let w = unsafe {
+        [
+            words.read(),
+            words.add(1).read(),
+            words.add(2).read(),
+            words.add(3).read(),
+        ]
+    };
+    Ok(Scru128Id::from_u128(
+        (u128::from(w[0]) << 96)
+            | (u128::from(w[1]) << 64)
+            | (u128::from(w[2]) << 32)
+            | u128::from(w[3]),
+    ))
+}
+
+/// `scru128()`: a new ID from the process-wide generator, into the words of `slot`.
+#[napi(js_name = "generateWords")]
+pub fn generate_words(env: Env, slot: u32) -> Result<()> {
+    match catch_unwind(scru128::scru128) {
+        Ok(id) => write_words(&env, slot, id),
+        Err(payload) => Err(global_failure(&env, &*payload)),
+    }
+}
+
+/// `toString()`: the canonical string of the ID in the words of `slot`.
+#[napi(js_name = "encodeWords")]
+pub fn encode_words(env: Env, slot: u32) -> Result<JsString> {
+    id_string(&env, read_words(&env, slot)?)
+}
+
 /// `scru128String()`: a new ID from the library's process-wide generator (every
 /// thread's IDs increase; no two threads of the process repeat each other).
 #[napi(js_name = "generate")]
@@ -173,10 +287,11 @@ fn parse_units(units: &[u16; 27]) -> Option<Scru128Id> {
 }
 
 /// `Scru128Id.fromString`: the canonical string of a valid 26-digit string (the same
-/// JavaScript string if it is canonical already), or `null`; `parseError` then says
-/// why. Anything but a string of 26 code units is `null` too.
+/// JavaScript string if it is canonical already), with the ID in the words of `slot`;
+/// or `null`, and `parseError` says why. Anything but a string of 26 code units is
+/// `null` too.
 #[napi(js_name = "parse")]
-pub fn parse(env: Env, value: JsUnknown) -> Result<Option<JsUnknown>> {
+pub fn parse(env: Env, value: JsUnknown, slot: u32) -> Result<Option<JsUnknown>> {
     let mut units = [0u16; 27];
     if read_26(&env, &value, &mut units)?.is_none() {
         return Ok(None);
@@ -184,6 +299,7 @@ pub fn parse(env: Env, value: JsUnknown) -> Result<Option<JsUnknown>> {
     let Some(id) = parse_units(&units) else {
         return Ok(None);
     };
+    write_words(&env, slot, id)?;
     let canonical = id.encode();
     if canonical
         .as_bytes()
@@ -216,34 +332,13 @@ pub fn parse_error(env: Env, value: JsUnknown) -> Result<String> {
     })
 }
 
-/// Decodes a canonical string held by a `Scru128Id` object.
-fn held(env: &Env, value: &JsUnknown) -> Result<Scru128Id> {
-    let mut units = [0u16; 27];
-    match read_26(env, value, &mut units)?.and_then(|()| parse_units(&units)) {
-        Some(id) => Ok(id),
-        None => Err(type_error(env, "expected the string of a Scru128Id")),
-    }
-}
-
-/// The four fields of an ID: `[timestamp, counter, perSecRandom, perGenRandom]`.
-#[napi(js_name = "fields")]
-pub fn fields(env: Env, value: JsUnknown) -> Result<Vec<f64>> {
-    let id = held(&env, &value)?;
-    Ok(vec![
-        id.timestamp() as f64,
-        f64::from(id.counter()),
-        f64::from(id.per_sec_random()),
-        f64::from(id.per_gen_random()),
-    ])
-}
-
 /// A field value given as a JavaScript number: an integer from 0 to `max`.
 fn field_value(value: f64, max: u64) -> Option<u64> {
     (value.fract() == 0.0 && (0.0..=max as f64).contains(&value)).then_some(value as u64)
 }
 
-/// `Scru128Id.fromFields`: the canonical string, or a `RangeError` that names the
-/// field (1.0.1's "invalid field value", then what and where).
+/// `Scru128Id.fromFields`: the ID into the words of `slot`, or a `RangeError` that
+/// names the field (1.0.1's "invalid field value", then what and where).
 #[napi(js_name = "fromFields")]
 pub fn from_fields(
     env: Env,
@@ -251,7 +346,8 @@ pub fn from_fields(
     counter: f64,
     per_sec_random: f64,
     per_gen_random: f64,
-) -> Result<JsString> {
+    slot: u32,
+) -> Result<()> {
     let args = [
         ("timestamp", timestamp),
         ("counter", counter),
@@ -289,7 +385,7 @@ pub fn from_fields(
         values[2] as u32,
         values[3] as u32,
     ) {
-        Ok(id) => id_string(&env, id),
+        Ok(id) => write_words(&env, slot, id),
         Err(err) => {
             // The library's names are the crate's; say the JavaScript ones.
             let message = err
@@ -304,10 +400,10 @@ pub fn from_fields(
     }
 }
 
-/// `toHex()`: `"0x"` and 32 lowercase hex digits.
+/// `toHex()`: `"0x"` and 32 lowercase hex digits of the ID in the words of `slot`.
 #[napi(js_name = "toHex")]
-pub fn to_hex(env: Env, value: JsUnknown) -> Result<JsString> {
-    let id = held(&env, &value)?;
+pub fn to_hex(env: Env, slot: u32) -> Result<JsString> {
+    let id = read_words(&env, slot)?;
     let mut text = [0u8; 34];
     text[..2].copy_from_slice(b"0x");
     text[2..].copy_from_slice(id.encode_hex().as_bytes());
@@ -364,15 +460,13 @@ fn hex_digits(text: &str) -> std::result::Result<[u8; 32], String> {
     }
 }
 
-/// `Scru128Id.fromHex`: the canonical string, or `null`; `hexError` says why.
+/// `Scru128Id.fromHex`: true with the ID in the words of `slot`, or false, and
+/// `hexError` says why.
 #[napi(js_name = "fromHex")]
-pub fn from_hex(env: Env, value: String) -> Result<Option<JsString>> {
-    match hex_digits(&value) {
-        Ok(digits) => match Scru128Id::try_from_hex_ascii(&digits) {
-            Ok(id) => Ok(Some(id_string(&env, id)?)),
-            Err(_) => Ok(None),
-        },
-        Err(_) => Ok(None),
+pub fn from_hex(env: Env, value: String, slot: u32) -> Result<bool> {
+    match hex_digits(&value).map(|digits| Scru128Id::try_from_hex_ascii(&digits)) {
+        Ok(Ok(id)) => write_words(&env, slot, id).map(|()| true),
+        _ => Ok(false),
     }
 }
 
@@ -383,25 +477,6 @@ pub fn hex_error(value: String) -> String {
         Ok(_) => "no error".to_owned(),
         Err(message) => message,
     }
-}
-
-/// `Scru128Id.fromArrayBuffer`: the canonical string of 16 big-endian bytes.
-#[napi(js_name = "fromBytes")]
-pub fn from_bytes(env: Env, bytes: Uint8Array) -> Result<JsString> {
-    let Ok(bytes) = <[u8; 16]>::try_from(&bytes[..]) else {
-        return Err(range_error(
-            &env,
-            &format!("not a 128-bit byte array: {} bytes", bytes.len()),
-        ));
-    };
-    id_string(&env, Scru128Id::from_bytes(bytes))
-}
-
-/// `toArrayBuffer()`: the 16 big-endian bytes (a `Buffer`; the JavaScript layer
-/// hands out its `ArrayBuffer`).
-#[napi(js_name = "toBytes")]
-pub fn to_bytes(env: Env, value: JsUnknown) -> Result<Buffer> {
-    Ok(held(&env, &value)?.to_bytes().to_vec().into())
 }
 
 // ---- generators ---------------------------------------------------------------------
@@ -588,12 +663,15 @@ impl NativeGenerator {
         })
     }
 
-    /// The next ID's canonical string. A user generator calls `draw` (which calls
+    /// The next ID. A user generator calls `draw` (which calls
     /// `rng.nextUint32()`) for each random number; if it throws, or returns a value
     /// 1.0.1 refused, the exception reaches the caller and the generator is left as
     /// it was before the call.
+    ///
+    /// The ID goes into the words of `slot`, written after the last draw (a draw
+    /// function may itself make IDs through the same words).
     #[napi]
-    pub fn generate(&self, env: Env, draw: Option<JsFunction>) -> Result<JsString> {
+    pub fn generate(&self, env: Env, slot: u32, draw: Option<JsFunction>) -> Result<()> {
         let Ok(mut kind) = self.kind.try_borrow_mut() else {
             return Err(plain_error(
                 &env,
@@ -638,7 +716,7 @@ impl NativeGenerator {
         drop(kind);
         self.event.set(self.event_of(id));
         self.last.set(Some(id));
-        id_string(&env, id)
+        write_words(&env, slot, id)
     }
 
     /// What the last `generate` told the logger: 0 nothing, 1 the counter limit
