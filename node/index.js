@@ -128,11 +128,7 @@ class Scru128Id {
 
   /** Returns the 26-digit canonical string representation. */
   toString() {
-    if (this.#s === null) {
-      this.#put();
-      this.#s = addon.encodeWords(slot);
-    }
-    return this.#s;
+    return this.#text();
   }
 
   /**
@@ -196,7 +192,7 @@ class Scru128Id {
 
   /** Represents `this` in JSON as the 26-digit canonical string. */
   toJSON() {
-    return this.toString();
+    return this.#text();
   }
 
   /** Creates an object from `this`. */
@@ -207,9 +203,10 @@ class Scru128Id {
 
   /** Returns true if `other` is a `Scru128Id` of the same value. */
   equals(other) {
+    const a = this.#a; // a TypeError if `this` is not a Scru128Id
     return (
       isId(other) &&
-      this.#a === other.#a &&
+      a === other.#a &&
       this.#b === other.#b &&
       this.#c === other.#c &&
       this.#d === other.#d
@@ -230,7 +227,16 @@ class Scru128Id {
 
   /** `console.log(id)` and `util.inspect(id)` show the 26-digit string. */
   [inspect.custom]() {
-    return this.toString();
+    return this.#text();
+  }
+
+  /** The canonical string, made on first use. */
+  #text() {
+    if (this.#s === null) {
+      this.#put();
+      this.#s = addon.encodeWords(slot);
+    }
+    return this.#s;
   }
 
   /** Puts this ID's words into `words`, for the addon. */
