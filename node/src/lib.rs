@@ -1,14 +1,14 @@
 //! The native part of the npm package `scru128-v1` (a drop-in for npm `scru128`
-//! 1.0.1) on the codec and generators of the `scru128` crate. `index.js` wraps it:
-//! an ID is a JavaScript object that holds its canonical 26-digit string, so these
-//! functions take and return strings (a string crosses Node-API far more cheaply
-//! than an object is made through it), and the JavaScript layer throws the error
-//! classes of 1.0.1 (`SyntaxError` has no Node-API call) with the messages made here.
+//! 1.0.1) on the codec and generators of the `scru128` crate. `index.js` wraps it: an
+//! ID crosses as four 32-bit words written into a `Uint32Array` that index.js
+//! registers (`registerWords`), and text as JavaScript strings, so that no object is
+//! made through Node-API; the JavaScript layer throws the error classes of 1.0.1
+//! (N-API 6 has no call for a `SyntaxError`) with the messages made here.
 //!
-//! The JavaScript layer checks the types (a string of 26 code units, a 16-byte
-//! `Uint8Array`, integer numbers) before calling these functions; they check again
-//! and throw a `TypeError` for anything else, so no JavaScript value can crash the
-//! process.
+//! The JavaScript layer checks the types (a string, integer numbers) before calling
+//! these functions; they check again and throw for anything else (`TypeError`, or
+//! napi-rs's argument errors), so no JavaScript value can crash the process
+//! (test/hostile.test.js calls them directly).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
