@@ -729,7 +729,7 @@ mod sse2 {
     use core::arch::x86_64::{
         __m128i, _mm_add_epi8, _mm_add_epi64, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,
         _mm_madd_epi16, _mm_min_epu8, _mm_movemask_epi8, _mm_mul_epu32, _mm_or_si128,
-        _mm_set_epi64x, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_epi64x,
+        _mm_loadu_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_epi64x,
         _mm_setzero_si128, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi64, _mm_sub_epi8,
         _mm_subs_epu8, _mm_unpackhi_epi64,
     };
@@ -740,16 +740,13 @@ mod sse2 {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(super) fn decode(bytes: &[u8; 26]) -> Option<u128> {
-        let word = |at: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&bytes[at..at + 8]);
-            i64::from_le_bytes(w)
-        };
         // SAFETY: SSE2 is enabled in the build configuration (see the module docs);
-        // the intrinsics take and return values only, no pointers.
+        // the two unaligned 16-byte loads read bytes 0..16 and 10..26 of the 26-byte
+        // array, inside it; the other intrinsics take and return values only.
         let (ok, [a, b], [c, d]) = unsafe {
-            let (head, head_bad) = digit_values(_mm_set_epi64x(word(8), word(0))); // 0..16
-            let (tail, tail_bad) = digit_values(_mm_set_epi64x(word(18), word(10))); // 10..26
+            let at = |offset: usize| _mm_loadu_si128(bytes.as_ptr().add(offset).cast());
+            let (head, head_bad) = digit_values(at(0)); // 0..16
+            let (tail, tail_bad) = digit_values(at(10)); // 10..26
             let bad = _mm_or_si128(head_bad, tail_bad);
             let ok = _mm_movemask_epi8(_mm_cmpeq_epi8(bad, _mm_setzero_si128())) == 0xffff;
             (ok, forties(head), forties(tail))
