@@ -135,10 +135,19 @@ fn worker(scenario: Scenario) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     let start = Arc::new(Barrier::new(THREADS + 1));
     let shared = Arc::new(Mutex::new(Scru128Generator::new()));
+    // IDs each thread made in the last phase: it lasts until every thread made some
+    // (a thread starved of the shared lock on a loaded machine made none in 120 ms,
+    // and so saw no reset).
+    let in_last_phase: Arc<[AtomicU32; THREADS]> = Arc::new([const { AtomicU32::new(0) }; THREADS]);
     let handles: Vec<_> = (0..THREADS)
-        .map(|_| {
-            let (phase, stop, start, shared) =
-                (phase.clone(), stop.clone(), start.clone(), shared.clone());
+        .map(|t| {
+            let (phase, stop, start, shared, in_last_phase) = (
+                phase.clone(),
+                stop.clone(),
+                start.clone(),
+                shared.clone(),
+                in_last_phase.clone(),
+            );
             std::thread::spawn(move || {
                 let mut records: Vec<Record> = Vec::with_capacity(1 << 20);
                 start.wait();
@@ -156,7 +165,11 @@ fn worker(scenario: Scenario) -> ExitCode {
                     };
                     // Read after the call: an ID labelled with a phase was made before
                     // the next phase's step (the label is set before the step).
-                    records.push((phase.load(Ordering::SeqCst), id, rollback_reported));
+                    let p = phase.load(Ordering::SeqCst);
+                    if p == RESET_PHASE {
+                        in_last_phase[t].fetch_add(1, Ordering::Relaxed);
+                    }
+                    records.push((p, id, rollback_reported));
                 }
                 records
             })
@@ -169,6 +182,14 @@ fn worker(scenario: Scenario) -> ExitCode {
             faketime::set_offset(&format!("{offset:+}"));
         }
         std::thread::sleep(PHASE);
+    }
+    let waited = std::time::Instant::now();
+    while in_last_phase
+        .iter()
+        .any(|n| n.load(Ordering::Relaxed) < 1_000)
+        && waited.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(10));
     }
     stop.store(true, Ordering::Relaxed);
     let per_thread: Vec<Vec<Record>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
