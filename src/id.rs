@@ -728,8 +728,8 @@ fn text_error(text: &str) -> ParseError {
 mod sse2 {
     use core::arch::x86_64::{
         __m128i, _mm_add_epi8, _mm_add_epi64, _mm_and_si128, _mm_cmpeq_epi8, _mm_cvtsi128_si64,
-        _mm_madd_epi16, _mm_min_epu8, _mm_movemask_epi8, _mm_mul_epu32, _mm_or_si128,
-        _mm_loadu_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_epi64x,
+        _mm_loadu_si128, _mm_madd_epi16, _mm_min_epu8, _mm_movemask_epi8, _mm_mul_epu32,
+        _mm_or_si128, _mm_set1_epi8, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_epi64x,
         _mm_setzero_si128, _mm_slli_epi16, _mm_srli_epi16, _mm_srli_epi64, _mm_sub_epi8,
         _mm_subs_epu8, _mm_unpackhi_epi64,
     };
