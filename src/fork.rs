@@ -65,6 +65,7 @@ pub(crate) fn epoch() -> u32 {
 /// First call in a process (or in a child): takes a new count. Threads that race here
 /// agree on the one that is stored first.
 #[cold]
+#[inline(never)]
 fn take_count() -> u32 {
     let mut fresh = COUNTS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
     if fresh == 0 {

@@ -432,6 +432,14 @@ pub(crate) fn now_ms() -> u64 {
     CLOCK.now_ms()
 }
 
+/// [`now_ms`] when it needs no system call: the anchor's millisecond while the TSC is
+/// inside its window; `None` when the anchor must be renewed, or where there is no TSC
+/// to use (then [`now_ms`]).
+#[inline]
+pub(crate) fn now_ms_cached() -> Option<u64> {
+    CLOCK.cached(CLOCK.sources.tsc()?)
+}
+
 /// Fork handler (child): see [`ForkLock::adopt_in_child`].
 pub(crate) fn adopt_lock_in_child() {
     CLOCK.calibration.adopt_in_child();

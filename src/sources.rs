@@ -254,6 +254,18 @@ impl Default for DefaultRng {
 impl DefaultRng {
     /// `next_u32` for a caller that has just read the fork count `epoch` (the
     /// process-wide generator): one read of it per ID, not two.
+    /// The next buffered word, if one is left and no fork came since the buffer was
+    /// filled (fork count `epoch`); else `None` (then [`next_u32_at`](Self::next_u32_at)).
+    #[inline]
+    pub(crate) fn buffered_u32(&mut self, epoch: u32) -> Option<u32> {
+        let word = *self.buf.get(self.next)?;
+        if self.fork_epoch != epoch {
+            return None;
+        }
+        self.next += 1;
+        Some(word)
+    }
+
     #[inline]
     pub(crate) fn next_u32_at(&mut self, epoch: u32) -> u32 {
         // After a fork the buffered words are the parent's too: drop them.
