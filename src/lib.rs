@@ -8,6 +8,10 @@
 //! 1.0. Later SCRU128 versions (48-bit timestamp, 25-digit Base36 text) are a
 //! different format, not handled here.
 //!
+//! The package is `scru128-v1` (crates.io's `scru128` is now upstream's later format)
+//! and the library keeps the name `scru128`: from 1.0, `scru128 = "1.0"` in
+//! `Cargo.toml` becomes `scru128-v1 = "1.1"`, and no code changes.
+//!
 //! ```
 //! use scru128::{scru128, scru128_string, Scru128Id};
 //!

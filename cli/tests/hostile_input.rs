@@ -431,7 +431,7 @@ fn random_bytes_keep_memory_flat_and_every_report_one_line() {
 #[test]
 #[cfg_attr(
     debug_assertions,
-    ignore = "makes up to 2^28 IDs: run with `cargo test --release -p scru128-cli`"
+    ignore = "makes up to 2^28 IDs: run with `cargo test --release -p scru128-v1-cli`"
 )]
 fn the_counter_running_out_at_the_last_millisecond_is_one_line_and_status_one() {
     let mut child = std_scru128(&["-n", "300000000", "--at", "2577-06-22T06:20:44.414Z"])

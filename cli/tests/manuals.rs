@@ -233,7 +233,7 @@ fn the_man_pages_read_well_at_80_columns() {
             skip(
                 "the_man_pages_read_well_at_80_columns",
                 "no `man` to render the pages; install man-db and groff (Debian: \
-                 apt-get install man-db groff-base) and run `cargo test -p scru128-cli \
+                 apt-get install man-db groff-base) and run `cargo test -p scru128-v1-cli \
                  --test manuals`",
             );
             return;

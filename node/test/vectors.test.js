@@ -55,7 +55,7 @@ function findCli() {
 test("the same IDs as the command-line tool, both ways", (t) => {
   const cli = findCli();
   if (cli === null) {
-    const how = "build it with `cargo build -p scru128-cli` at the repository root, or set SCRU128_CLI (scripts/test-node does)";
+    const how = "build it with `cargo build -p scru128-v1-cli` at the repository root, or set SCRU128_CLI (scripts/test-node does)";
     if (process.env.SCRU128_TEST_REQUIRE_ALL === "1") assert.fail(`no scru128 CLI: ${how}`);
     t.skip(`no scru128 CLI: ${how}`);
     return;

@@ -4,7 +4,7 @@
 //! of the extension's IDs.
 //!
 //! The CLI is `SCRU128_CLI`, else `target/{debug,release}/scru128` of the repository
-//! (`cargo build -p scru128-cli` at the root).
+//! (`cargo build -p scru128-v1-cli` at the root).
 
 mod common;
 
@@ -35,7 +35,7 @@ fn cli() -> Option<PathBuf> {
         .find(|p| p.exists());
     if found.is_none() {
         skip(
-            "no scru128 CLI: run `cargo build -p scru128-cli` at the repository root or set SCRU128_CLI",
+            "no scru128 CLI: run `cargo build -p scru128-v1-cli` at the repository root or set SCRU128_CLI",
         );
     }
     found
