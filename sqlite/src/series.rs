@@ -186,8 +186,13 @@ unsafe extern "C" fn best_index(vtab: *mut VTab, info: *mut IndexInfo) -> c_int 
             return fail(
                 r,
                 vtab,
+                // No argument, or one that no plan can read before the series (the
+                // series itself, or a table on the left of a RIGHT or FULL JOIN): the
+                // message fits both, since SQLite does not say which.
                 &format!(
-                    "{0}: expected one argument, the number of IDs: {0}(n)",
+                    "{0}: no number of IDs that can be read before the series: call it as \
+                     {0}(n), with n a value or a column of a table read before it (not of \
+                     the series itself, nor of the left side of a RIGHT or FULL JOIN)",
                     name(blob)
                 ),
             );
