@@ -50,8 +50,7 @@ function describe(value) {
 
 // An ID crosses to and from the addon as four 32-bit words in this array, most
 // significant first (its memory outside the JavaScript heap, so that it never moves).
-const words = new Uint32Array(new ArrayBuffer(16));
-const slot = addon.registerWords(words);
+const [slot, words] = addon.newWords();
 
 class Scru128Id {
   // The 128 bits as four 32-bit words, most significant first.

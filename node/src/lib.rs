@@ -1,8 +1,8 @@
 //! The native part of the npm package `scru128-v1` (a drop-in for npm `scru128`
 //! 1.0.1) on the codec and generators of the `scru128` crate. `index.js` wraps it: an
-//! ID crosses as four 32-bit words written into a `Uint32Array` that index.js
-//! registers (`registerWords`), and text as JavaScript strings, so that no object is
-//! made through Node-API; the JavaScript layer throws the error classes of 1.0.1
+//! ID crosses as four 32-bit words written into a `Uint32Array` that the addon makes
+//! over memory of its own (`newWords`), and text as JavaScript strings, so that no
+//! object is made through Node-API; the JavaScript layer throws the error classes of 1.0.1
 //! (N-API 6 has no call for a `SyntaxError`) with the messages made here.
 //!
 //! The JavaScript layer checks the types (a string, integer numbers) before calling
@@ -17,7 +17,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 use std::rc::Rc;
 
-use napi::{Env, Error, JsFunction, JsString, JsUnknown, NapiRaw, Result, Status, ValueType, sys};
+use napi::{
+    Env, Error, JsFunction, JsObject, JsString, JsUnknown, NapiRaw, NapiValue, Result, Status,
+    ValueType, sys,
+};
 use napi_derive::napi;
 use scru128::{
     Clock, DefaultRng, GenerateError, MAX_COUNTER, RandomSource, Scru128Generator, Scru128Id,
@@ -115,50 +118,57 @@ std::thread_local! {
     static SLOTS: RefCell<Vec<*mut u32>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `registerWords(words)`: keeps `words`, a `Uint32Array` of 4 elements, for the
-/// functions that take or give an ID through it; returns its slot number. The array is
-/// referenced for the life of the environment, so its memory is never freed.
-#[napi(js_name = "registerWords")]
-pub fn register_words(env: Env, words: JsUnknown) -> Result<u32> {
-    let mut is_typed_array = false;
-    let mut kind = sys::TypedarrayType::int8_array;
-    let mut length = 0usize;
-    let mut data = ptr::null_mut();
+/// `newWords()`: a new word buffer, `[slot, words]`: `words` a `Uint32Array` of 4
+/// elements over 16 bytes of the addon's own memory, never freed (16 bytes per load of
+/// index.js in each thread), so that whatever JavaScript does with the array or its
+/// buffer (transfer it, let it be collected) the addon only ever writes and reads
+/// memory that exists. (A review found that an array handed in by JavaScript could
+/// have its memory moved or shrunk away under the addon, and crash the process.)
+#[napi(js_name = "newWords")]
+pub fn new_words(env: Env) -> Result<JsObject> {
+    let data: *mut u32 = Box::leak(Box::new([0u32; 4])).as_mut_ptr();
     let mut buffer = ptr::null_mut();
-    let mut offset = 0usize;
-    // SAFETY: `words` is a live value of this call; the out-pointers are valid; the
-    // typed array's information is asked only of a typed array.
-    let ok = unsafe {
-        sys::napi_is_typedarray(env.raw(), words.raw(), &mut is_typed_array) == sys::Status::napi_ok
-            && is_typed_array
-            && sys::napi_get_typedarray_info(
+    let mut array = ptr::null_mut();
+    // SAFETY: `data` is 16 bytes of leaked memory, valid for the life of the process,
+    // which the buffer only views (no finalizer: nothing is freed); the out-pointers
+    // are valid; the typed array covers the whole buffer.
+    let status = unsafe {
+        let s = sys::napi_create_external_arraybuffer(
+            env.raw(),
+            data.cast(),
+            16,
+            None,
+            ptr::null_mut(),
+            &mut buffer,
+        );
+        if s == sys::Status::napi_ok {
+            sys::napi_create_typedarray(
                 env.raw(),
-                words.raw(),
-                &mut kind,
-                &mut length,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            ) == sys::Status::napi_ok
+                sys::TypedarrayType::uint32_array,
+                4,
+                buffer,
+                0,
+                &mut array,
+            )
+        } else {
+            s
+        }
     };
-    if !ok || kind != sys::TypedarrayType::uint32_array || length != 4 || data.is_null() {
-        return Err(type_error(
-            &env,
-            "registerWords: expected a Uint32Array of 4 elements",
-        ));
-    }
-    let mut reference = ptr::null_mut();
-    // SAFETY: as above; the reference (count 1) is never deleted, which keeps the array
-    // and its memory alive for the life of the environment.
-    let status = unsafe { sys::napi_create_reference(env.raw(), words.raw(), 1, &mut reference) };
     if status != sys::Status::napi_ok {
         return Err(Error::from_status(Status::from(status)));
     }
-    SLOTS.with(|slots| {
+    let slot = SLOTS.with(|slots| {
         let mut slots = slots.borrow_mut();
-        slots.push(data.cast::<u32>());
-        Ok((slots.len() - 1) as u32)
-    })
+        slots.push(data);
+        (slots.len() - 1) as u32
+    });
+    let mut pair = env.create_array_with_length(2)?;
+    pair.set_element(0, env.create_uint32(slot)?)?;
+    // SAFETY: `array` is the live typed array just made in this environment.
+    pair.set_element(1, unsafe {
+        JsUnknown::from_raw_unchecked(env.raw(), array)
+    })?;
+    Ok(pair)
 }
 
 fn slot_words(env: &Env, slot: u32) -> Result<*mut u32> {
@@ -172,10 +182,9 @@ fn slot_words(env: &Env, slot: u32) -> Result<*mut u32> {
 fn write_words(env: &Env, slot: u32, id: Scru128Id) -> Result<()> {
     let words = slot_words(env, slot)?;
     let v = id.to_u128();
-    // SAFETY: `words` is the data of a live `Uint32Array` of 4 elements of this
-    // thread's environment (registerWords keeps it); JavaScript runs on this thread
-    // only between calls, so nothing reads or writes it meanwhile. The data of a
-    // typed array is aligned for its element type.
+    // SAFETY: `words` is 16 bytes of memory `newWords` leaked for the life of the
+    // process, aligned for `u32`; JavaScript runs on this thread only between calls,
+    // so nothing reads or writes it meanwhile.
     unsafe {
         words.write((v >> 96) as u32);
         words.add(1).write((v >> 64) as u32);
@@ -671,7 +680,20 @@ impl NativeGenerator {
     /// The ID goes into the words of `slot`, written after the last draw (a draw
     /// function may itself make IDs through the same words).
     #[napi]
-    pub fn generate(&self, env: Env, slot: u32, draw: Option<JsFunction>) -> Result<()> {
+    pub fn generate(&self, env: Env, slot: u32, draw: Option<JsUnknown>) -> Result<()> {
+        // napi-rs does not check the type of an optional function argument: a value
+        // that is not a function made `napi_call_function` fail without an exception,
+        // and the call return nothing, silently (found by a review).
+        let draw = match draw {
+            Some(value) if value.get_type()? == ValueType::Function => {
+                // SAFETY: a function, as just checked.
+                Some(unsafe { value.cast::<JsFunction>() })
+            }
+            Some(_) => {
+                return Err(type_error(&env, "the draw function is not a function"));
+            }
+            None => None,
+        };
         let Ok(mut kind) = self.kind.try_borrow_mut() else {
             return Err(plain_error(
                 &env,
