@@ -105,29 +105,90 @@ const fn epoch_of(word: u64) -> u32 {
 /// Numbers handed to threads so far.
 static THREADS: AtomicU32 = AtomicU32::new(0);
 
+/// Numbers of threads that have ended, for the next threads to take (so that numbers
+/// stay about as many as the threads alive at once, and never wrap: a thread that got
+/// the number of a live holder would take its hold for a nested call of its own).
+/// Taken with a try-lock only, never waited for: a thread that finds it busy takes a
+/// fresh number, or (ending) lets its number go unused. The lock word is the holder's
+/// fork count, so a child takes it over from a thread of its parent.
+struct Pool {
+    holder: AtomicU32,
+    numbers: UnsafeCell<std::vec::Vec<u32>>,
+}
+
+// SAFETY: `numbers` is touched only by the thread that took `holder` (from 0, or from
+// another process's count), one at a time.
+unsafe impl Sync for Pool {}
+
+static POOL: Pool = Pool {
+    holder: AtomicU32::new(0),
+    numbers: UnsafeCell::new(std::vec::Vec::new()),
+};
+
+impl Pool {
+    /// Runs `f` on the numbers if the pool can be had at once.
+    fn with<R>(&self, f: impl FnOnce(&mut std::vec::Vec<u32>) -> R) -> Option<R> {
+        let me = fork::epoch();
+        let held = self.holder.load(Ordering::Relaxed);
+        if (held != 0 && held == me)
+            || self
+                .holder
+                .compare_exchange(held, me, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return None;
+        }
+        // SAFETY: this thread holds the pool (see `Pool`).
+        let result = f(unsafe { &mut *self.numbers.get() });
+        self.holder.store(0, Ordering::Release);
+        Some(result)
+    }
+}
+
+/// A thread's number; given back to the pool when the thread ends.
+struct ThreadNumber(Cell<u32>);
+
+impl Drop for ThreadNumber {
+    fn drop(&mut self) {
+        let number = self.0.get();
+        if number != 0 {
+            // Busy: the number goes unused (a fresh one is taken later instead).
+            let _ = POOL.with(|numbers| numbers.push(number));
+        }
+    }
+}
+
 std::thread_local! {
     /// This thread's number (0 until its first lock). A child's forking thread keeps
-    /// its parent's number; the child's new threads take numbers above every number of
-    /// the parent (the count is copied), so no two threads of a process share one
-    /// (until 2^32 threads have been started).
-    static THREAD: Cell<u32> = const { Cell::new(0) };
+    /// its parent's number; the child's new threads take ended threads' numbers or
+    /// fresh ones above every number of the parent (both are copied), so no two live
+    /// threads of a process share one.
+    static THREAD: ThreadNumber = const { ThreadNumber(Cell::new(0)) };
 }
 
 /// This thread's number, never 0.
 fn thread_number() -> u32 {
-    THREAD.with(|number| match number.get() {
+    THREAD.with(|number| match number.0.get() {
         0 => {
-            let mut fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-            if fresh == 0 {
-                fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-            }
-            // A signal handler that interrupted this between the two lines took a
-            // number of its own and let go of every lock it took before returning.
-            number.set(fresh);
+            let fresh = POOL.with(std::vec::Vec::pop).flatten().unwrap_or_else(|| {
+                let mut fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+                if fresh == 0 {
+                    fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+                }
+                fresh
+            });
+            // A signal handler that interrupted this between taking and storing took
+            // a number of its own and let go of every lock it took before returning.
+            number.0.set(fresh);
             fresh
         }
         n => n,
     })
+}
+
+/// This thread's number if it has one, else 0 (the fork handler).
+fn thread_number_if_any() -> u32 {
+    THREAD.try_with(|number| number.0.get()).unwrap_or(0)
 }
 
 impl<T> ForkLock<T> {
@@ -142,7 +203,7 @@ impl<T> ForkLock<T> {
     /// Takes the lock if it is free, or held in an ancestor process.
     pub(crate) fn try_lock(&self) -> Result<ForkLockGuard<'_, T>, Refused> {
         let thread = thread_number();
-        let epoch = fork::epoch();
+        let mut epoch = fork::epoch();
         let me = holder_word(epoch, thread);
         let inherited =
             match self
@@ -152,8 +213,10 @@ impl<T> ForkLock<T> {
                 Ok(_) => false,
                 Err(held) if thread_of(held) == thread => return Err(Refused::Nested),
                 // Held by a thread of another process: copied by `fork()` while a thread
-                // this process does not have held it.
-                Err(held) if epoch_of(held) != epoch => {
+                // this process does not have held it. (The count read afresh: a fork
+                // since the first read made this a child, whose other threads' holds
+                // are its own.)
+                Err(held) if epoch_of(held) != fork::epoch() => {
                     if self
                         .holder
                         .compare_exchange(held, me, Ordering::Acquire, Ordering::Relaxed)
@@ -165,6 +228,20 @@ impl<T> ForkLock<T> {
                 }
                 Err(_) => return Err(Refused::Busy),
             };
+        // A fork between the first read of the count and the compare-exchange (from a
+        // signal handler; the child handler found the lock free then) leaves this hold
+        // under the parent's count in the child, for another thread there to take
+        // over: stamped with the child's (found by the review of issue 29's fix). A
+        // fork after the stamp is the child handler's (`adopt_in_child`).
+        loop {
+            let now = fork::epoch();
+            if now == epoch {
+                break;
+            }
+            self.holder
+                .store(holder_word(now, thread), Ordering::Relaxed);
+            epoch = now;
+        }
         Ok(ForkLockGuard {
             lock: self,
             inherited,
@@ -217,7 +294,7 @@ impl<T> ForkLock<T> {
     /// other thread's hold is ever stamped (issue 29's hang).
     pub(crate) fn adopt_in_child(&self) {
         let held = self.holder.load(Ordering::Relaxed);
-        if held != 0 && thread_of(held) == THREAD.with(Cell::get) {
+        if held != 0 && thread_of(held) == thread_number_if_any() {
             self.holder.store(
                 holder_word(fork::epoch(), thread_of(held)),
                 Ordering::Relaxed,
@@ -384,15 +461,27 @@ mod tests {
         assert_eq!(lock.sleepers.load(Ordering::Relaxed), 0);
     }
 
-    /// Threads have numbers of their own, never 0, the same at every call.
+    /// Threads alive at once have numbers of their own, never 0, the same at every
+    /// call.
     #[test]
     fn threads_have_distinct_numbers() {
         let mine = thread_number();
         assert_ne!(mine, 0);
         assert_eq!(thread_number(), mine);
-        let others: Vec<u32> = (0..8)
-            .map(|_| std::thread::spawn(thread_number).join().unwrap())
-            .collect();
+        // Threads alive at once (an ended thread's number is given to later ones).
+        let barrier = std::sync::Barrier::new(8);
+        let others: Vec<u32> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        let n = thread_number();
+                        barrier.wait();
+                        n
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
         let mut all = others.clone();
         all.push(mine);
         all.sort_unstable();
@@ -489,6 +578,134 @@ mod tests {
             );
         }
         lock.holder.store(0, Ordering::Relaxed);
+    }
+
+    /// Found by the review of issue 29's fix: numbers taken for good by every thread
+    /// would wrap after 2^32 threads (a thread a second per request, for a month or
+    /// so), and a thread given the number of a live holder would take that hold for
+    /// a nested call of its own (the shared generator's claim then panics). Ended
+    /// threads give their numbers back, so numbers stay as many as the threads alive
+    /// at once: 2 000 threads one after the other take a handful of numbers.
+    #[test]
+    fn ended_threads_give_their_numbers_back() {
+        let mut numbers: Vec<u32> = (0..2_000)
+            .map(|_| std::thread::spawn(thread_number).join().unwrap())
+            .collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        // Other tests of this binary start and end threads meanwhile; a few dozen
+        // numbers at most, not 2 000.
+        assert!(
+            numbers.len() < 100,
+            "{} numbers for 2 000 threads",
+            numbers.len()
+        );
+        // A live thread's number is never handed out.
+        let mine = thread_number();
+        let others: Vec<u32> = (0..200)
+            .map(|_| std::thread::spawn(thread_number).join().unwrap())
+            .collect();
+        assert!(!others.contains(&mine));
+    }
+
+    /// Found by the review of issue 29's fix: `try_lock` reads the fork count, then takes the word with a
+    /// compare-exchange. A `fork()` from a signal handler between the two (the child
+    /// handler runs while the lock is still free, so `adopt_in_child` stamps nothing)
+    /// leaves the interrupted call in the child holding the lock under the *parent's*
+    /// count. A thread of the child (one the signal handler starts, which the module
+    /// docs say `adopt_in_child` is there for) then sees "held in an ancestor" and
+    /// takes the lock over while the interrupted call still holds it: two holders.
+    /// Here the handler forks and calls `adopt_in_child` at once, as the crate's
+    /// atfork child handler does for its own locks; the interrupted thread, back in
+    /// its loop, checks its hold as soon as its `try_lock` returns.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fork_inside_try_lock_leaves_no_hold_under_the_parents_count() {
+        use core::sync::atomic::{AtomicBool, AtomicI32};
+        use std::os::unix::thread::JoinHandleExt as _;
+        use std::time::{Duration, Instant};
+
+        static LOCK: ForkLock<u64> = ForkLock::new(0);
+        static IN_CHILD: AtomicBool = AtomicBool::new(false);
+        static CHILD: AtomicI32 = AtomicI32::new(0);
+        static STOP: AtomicBool = AtomicBool::new(false);
+
+        extern "C" fn on_signal(_: libc::c_int) {
+            // SAFETY: a plain fork; the child returns into the interrupted code.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                // What `fork::child` does for the crate's own locks.
+                LOCK.adopt_in_child();
+                IN_CHILD.store(true, Ordering::Relaxed);
+                return;
+            }
+            CHILD.store(if pid < 0 { -1 } else { pid }, Ordering::Relaxed);
+        }
+        // SAFETY: installs a handler that forks and touches only atomics.
+        unsafe {
+            let mut action: libc::sigaction = core::mem::zeroed();
+            action.sa_sigaction = on_signal as *const () as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&raw mut action.sa_mask);
+            assert_eq!(
+                libc::sigaction(libc::SIGUSR1, &raw const action, core::ptr::null_mut()),
+                0
+            );
+        }
+        let busy = std::thread::spawn(|| {
+            while !STOP.load(Ordering::Relaxed) {
+                let guard = LOCK.try_lock();
+                if IN_CHILD.load(Ordering::Relaxed) {
+                    let word = LOCK.holder.load(Ordering::Relaxed);
+                    let code = match guard {
+                        Ok(_) if super::epoch_of(word) != crate::fork::epoch() => {
+                            // Held by this thread under the parent's count: another
+                            // thread of this child takes it over.
+                            let other =
+                                std::thread::spawn(|| LOCK.try_lock().map(|g| g.inherited()).err())
+                                    .join()
+                                    .unwrap();
+                            if other == Some(Refused::Busy) { 2 } else { 1 }
+                        }
+                        Ok(_) => 0,
+                        Err(_) => 5,
+                    };
+                    // SAFETY: ends the child at once.
+                    unsafe { libc::_exit(code) }
+                }
+                drop(guard);
+            }
+        });
+        let mut outcomes = [0usize; 7];
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut forks = 0;
+        while forks < 3000 && outcomes[1] == 0 && Instant::now() < deadline {
+            CHILD.store(0, Ordering::Relaxed);
+            // SAFETY: `busy` is a live thread of this process.
+            assert_eq!(
+                unsafe { libc::pthread_kill(busy.as_pthread_t(), libc::SIGUSR1) },
+                0
+            );
+            let start = Instant::now();
+            let pid = loop {
+                match CHILD.load(Ordering::Relaxed) {
+                    0 if start.elapsed() < Duration::from_secs(5) => std::thread::yield_now(),
+                    pid => break pid,
+                }
+            };
+            assert!(pid > 0, "no fork ({pid})");
+            forks += 1;
+            let code = super::signal_fork::exit_status(pid).unwrap_or(6);
+            outcomes[usize::try_from(code).unwrap_or(6).min(6)] += 1;
+        }
+        STOP.store(true, Ordering::Relaxed);
+        busy.join().unwrap();
+        assert_eq!(
+            outcomes[1], 0,
+            "after {forks} forks: a child's thread took over the hold of the interrupted \
+             try_lock, which named the parent's fork count ({outcomes:?}: \
+             [fine, taken over, stale count but busy, -, -, refused, hung])"
+        );
     }
 }
 
