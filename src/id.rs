@@ -79,6 +79,21 @@ const DECODE: [u8; 256] = {
 /// # Ok::<(), scru128::ParseError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+// diesel's `AsExpression` (for these SQL types, also `Nullable`, by value and by
+// reference) and `FromSqlRow`, derived here because diesel's derives are its public way
+// to them and must sit on the type; `ToSql`/`FromSql` are in
+// src/external/diesel_support.rs. (Not `#[diesel(foreign_derive)]` from that module:
+// since diesel 2.4 a foreign derive also implements the traits for `Rc`/`Arc`
+// wrappers, which the orphan rules forbid outside diesel, E0117.)
+#[cfg_attr(
+    any(feature = "diesel-postgres", feature = "diesel-sqlite"),
+    derive(diesel::expression::AsExpression, diesel::deserialize::FromSqlRow),
+    diesel(sql_type = diesel::sql_types::Binary, sql_type = diesel::sql_types::Text)
+)]
+#[cfg_attr(
+    feature = "diesel-postgres",
+    diesel(sql_type = diesel::sql_types::Uuid, sql_type = crate::diesel::sql_types::Scru128)
+)]
 #[repr(C)]
 // Aligned to 8 by an empty array of `u64` rather than `repr(align)`: a `repr(align)`
 // type cannot stand in a `repr(packed)` one, which scru128 1.0.0's ID could

@@ -40,9 +40,7 @@
 
 use alloc::boxed::Box;
 
-use diesel::deserialize::{self, FromSqlRow};
-use diesel::expression::AsExpression;
-use diesel::sql_types::{Binary, Text};
+use diesel::deserialize;
 
 use super::stored;
 use crate::Scru128Id;
@@ -95,18 +93,8 @@ pub mod sql_types {
     pub struct Scru128;
 }
 
-// `AsExpression` (for the SQL types below, also `Nullable`, by value and by reference)
-// and `FromSqlRow`, derived as on the type itself: `foreign_derive` is how diesel
-// derives them for types defined elsewhere (`Scru128Id` lives in `src/id.rs`, which
-// knows nothing of diesel).
-#[derive(AsExpression, FromSqlRow)]
-#[diesel(foreign_derive)]
-#[diesel(sql_type = Binary)]
-#[diesel(sql_type = Text)]
-#[cfg_attr(feature = "diesel-postgres", diesel(sql_type = diesel::sql_types::Uuid))]
-#[cfg_attr(feature = "diesel-postgres", diesel(sql_type = sql_types::Scru128))]
-#[allow(dead_code)]
-struct Scru128IdProxy(Scru128Id);
+// `AsExpression` and `FromSqlRow` are derived on `Scru128Id` itself (src/id.rs), for
+// `Binary`, `Text` and, with `diesel-postgres`, `Uuid` and `sql_types::Scru128`.
 
 /// What the error of a bad stored value looks like to diesel.
 fn decoded(read: Result<Scru128Id, stored::StoredValueError>) -> deserialize::Result<Scru128Id> {
