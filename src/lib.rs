@@ -222,6 +222,30 @@ pub mod __private {
         crate::global_gen::last_id_made_here()
     }
 
+    /// Keeps the default panic hook from printing the library's own panics (messages
+    /// starting `scru128: `: a clock out of range, an entropy failure), for the front
+    /// ends (node/, python/), which turn them into exceptions with the message; other
+    /// panics still print. Installed once per copy of the standard library (each
+    /// extension module has its own).
+    #[cfg(feature = "std")]
+    pub fn quiet_library_panics() {
+        static INSTALL: std::sync::Once = std::sync::Once::new();
+        INSTALL.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(std::boxed::Box::new(move |info| {
+                let payload = info.payload();
+                let message = payload.downcast_ref::<&str>().copied().or_else(|| {
+                    payload
+                        .downcast_ref::<std::string::String>()
+                        .map(std::string::String::as_str)
+                });
+                if !message.is_some_and(|m| m.starts_with("scru128: ")) {
+                    previous(info);
+                }
+            }));
+        });
+    }
+
     /// The same for the last ID of generator `g`.
     #[cfg(feature = "std")]
     pub fn generator_last_id_made_here<R: crate::RandomSource, C: crate::Clock>(

@@ -22,6 +22,7 @@ use napi::{
     ValueType, sys,
 };
 use napi_derive::napi;
+use scru128::__private::quiet_library_panics;
 use scru128::{
     Clock, DefaultRng, GenerateError, MAX_COUNTER, RandomSource, Scru128Generator, Scru128Id,
     SystemClock, TIMESTAMP_BIAS,
@@ -67,26 +68,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     } else {
         "scru128: internal error".to_owned()
     }
-}
-
-/// The library's own panics (the process-wide generator's clock out of range, an
-/// entropy failure) reach JavaScript as exceptions with the panic's message: keep the
-/// default hook from printing them to stderr as well. Other panics still print.
-fn quiet_library_panics() {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            if !message.is_some_and(|m| m.starts_with("scru128: ")) {
-                previous(info);
-            }
-        }));
-    });
 }
 
 /// A generator's error as JavaScript sees it: 1.0.1 threw `RangeError` ("invalid field

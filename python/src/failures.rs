@@ -15,26 +15,7 @@ pub fn generate_error(err: GenerateError) -> PyErr {
     PyValueError::new_err(err.to_string())
 }
 
-/// The library's own panics (a clock outside the SCRU128 range, an entropy failure)
-/// all reach Python as exceptions with the panic's message: keep the default hook
-/// from printing them to stderr as well. The hook is this module's own (each Rust
-/// extension module has its own standard library); other panics still print.
-pub fn quiet_library_panics() {
-    static INSTALL: std::sync::Once = std::sync::Once::new();
-    INSTALL.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-            if !message.is_some_and(|m| m.starts_with("scru128: ")) {
-                previous(info);
-            }
-        }));
-    });
-}
+pub use scru128::__private::quiet_library_panics;
 
 /// Runs `f`, turning a panic into a `RuntimeError` with the panic's message.
 pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, PyErr> {
