@@ -329,6 +329,7 @@ impl Local<DefaultRng> {
     /// during the call; else `None`, and [`next_from_slow`] does it all. Apart from
     /// the rest, this needs few registers, so `next_from` saves none (the whole of
     /// `next_id` inlined there made it save six and restore them at every call).
+    #[allow(clippy::inline_always)] // measured: the fast path must be in `next_from`
     #[inline(always)]
     fn next_fast(&mut self) -> Option<u128> {
         let epoch = fork::epoch();
