@@ -33,7 +33,7 @@ use common::processes::{pipe, read_to_end, wait_with_timeout, write_all};
 /// How the handler forks.
 #[derive(Clone, Copy, Debug)]
 #[repr(usize)]
-enum Fork {
+enum How {
     Libc = 0,
     SysFork = 1,
     SysClone = 2,
@@ -193,7 +193,7 @@ struct Tally {
     failures: Vec<String>,
 }
 
-fn run_forks(target: Target, kind: Fork, forks: usize) -> Tally {
+fn run_forks(target: Target, kind: How, forks: usize) -> Tally {
     FORK_KIND.store(kind as usize, Ordering::Relaxed);
     STOP.store(false, Ordering::Relaxed);
     PAUSE.store(false, Ordering::Relaxed);
@@ -302,7 +302,7 @@ fn a_fork_inside_a_call_never_gives_parent_and_child_the_same_id() {
     let n = forks(4_000);
     let mut problems = Vec::new();
     for target in [Target::Global, Target::Generator] {
-        for kind in [Fork::Libc, Fork::SysFork, Fork::SysClone] {
+        for kind in [How::Libc, How::SysFork, How::SysClone] {
             let tally = run_forks(target, kind, n);
             println!(
                 "{target:?}, {kind:?}: {} forks, {} inside the call; {} children made their ID, \
@@ -398,7 +398,7 @@ fn busy_hang() {
 }
 
 /// The worker: three threads, `n` forks from a handler on one of them at a time.
-fn hang_worker(kind: Fork, n: usize) {
+fn hang_worker(kind: How, n: usize) {
     FORK_KIND.store(kind as usize, Ordering::Relaxed);
     // The shim is in force: a read of the system clock takes its 14 µs.
     let before = Instant::now();
@@ -457,9 +457,9 @@ fn forks_from_a_signal_handler_with_a_slow_clock_hang_no_child() {
     if let Ok(mode) = std::env::var(WORKER_ENV) {
         let (kind, n) = mode.split_once(':').expect("KIND:N");
         let kind = match kind {
-            "libc" => Fork::Libc,
-            "sys_fork" => Fork::SysFork,
-            _ => Fork::SysClone,
+            "libc" => How::Libc,
+            "sys_fork" => How::SysFork,
+            _ => How::SysClone,
         };
         hang_worker(kind, n.parse().unwrap());
         return;
