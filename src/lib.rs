@@ -149,7 +149,7 @@
 //! The database integrations report a stored value that is not an ID with a
 //! `StoredValueError` (inside the client's error), never a panic. The sqlx features
 //! are for sqlx 0.9 (which needs Rust 1.94), `rusqlite` for rusqlite 0.39, `postgres`
-//! for postgres-types 0.2, the diesel features for diesel 2.3; none of them picks a
+//! for postgres-types 0.2, the diesel features for diesel 2.3 and 2.4; none of them picks a
 //! runtime, TLS, diesel connection or SQLite build for you.
 //!
 //! Without default features the crate is `no_std` and needs no allocator: the ID type,
