@@ -168,22 +168,31 @@ std::thread_local! {
 
 /// This thread's number, never 0.
 fn thread_number() -> u32 {
-    THREAD.with(|number| match number.0.get() {
-        0 => {
-            let fresh = POOL.with(std::vec::Vec::pop).flatten().unwrap_or_else(|| {
-                let mut fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-                if fresh == 0 {
-                    fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
-                }
-                fresh
-            });
-            // A signal handler that interrupted this between taking and storing took
-            // a number of its own and let go of every lock it took before returning.
-            number.0.set(fresh);
-            fresh
+    let fresh = || {
+        let mut fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        if fresh == 0 {
+            fresh = THREADS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
         }
-        n => n,
-    })
+        fresh
+    };
+    // Inside another thread-local's destructor, after this one's: a fresh number for
+    // good (reaching a destroyed thread-local would abort the process).
+    THREAD
+        .try_with(|number| match number.0.get() {
+            0 => {
+                let taken = POOL
+                    .with(std::vec::Vec::pop)
+                    .flatten()
+                    .unwrap_or_else(fresh);
+                // A signal handler that interrupted this between taking and storing
+                // took a number of its own and let go of every lock it took before
+                // returning.
+                number.0.set(taken);
+                taken
+            }
+            n => n,
+        })
+        .unwrap_or_else(|_| fresh())
 }
 
 /// This thread's number if it has one, else 0 (the fork handler).
