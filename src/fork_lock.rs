@@ -590,8 +590,8 @@ mod tests {
     }
 
     /// Found by the review of issue 29's fix: numbers taken for good by every thread
-    /// would wrap after 2^32 threads (a thread a second per request, for a month or
-    /// so), and a thread given the number of a live holder would take that hold for
+    /// would wrap after 2^32 threads (a server starting a thread per request at
+    /// 1 000 a second gets there in about 50 days), and a thread given the number of a live holder would take that hold for
     /// a nested call of its own (the shared generator's claim then panics). Ended
     /// threads give their numbers back, so numbers stay as many as the threads alive
     /// at once: 2 000 threads one after the other take a handful of numbers.

@@ -233,17 +233,22 @@ pub mod __private {
         INSTALL.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(std::boxed::Box::new(move |info| {
-                let payload = info.payload();
-                let message = payload.downcast_ref::<&str>().copied().or_else(|| {
-                    payload
-                        .downcast_ref::<std::string::String>()
-                        .map(std::string::String::as_str)
-                });
-                if !message.is_some_and(|m| m.starts_with("scru128: ")) {
+                if !panic_text(info.payload()).is_some_and(|m| m.starts_with("scru128: ")) {
                     previous(info);
                 }
             }));
         });
+    }
+
+    /// The text of a panic's payload (a `&str` or a `String`, as `panic!` makes), for
+    /// the front ends that turn the library's panics into their own errors.
+    #[cfg(feature = "std")]
+    pub fn panic_text(payload: &(dyn core::any::Any + Send)) -> Option<&str> {
+        payload.downcast_ref::<&str>().copied().or_else(|| {
+            payload
+                .downcast_ref::<std::string::String>()
+                .map(std::string::String::as_str)
+        })
     }
 
     /// The same for the last ID of generator `g`.

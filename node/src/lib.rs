@@ -61,13 +61,9 @@ fn id_string(env: &Env, id: Scru128Id) -> Result<JsString> {
 
 /// The message of a panic caught at the boundary.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "scru128: internal error".to_owned()
-    }
+    scru128::__private::panic_text(payload)
+        .unwrap_or("scru128: internal error")
+        .to_owned()
 }
 
 /// A generator's error as JavaScript sees it: 1.0.1 threw `RangeError` ("invalid field

@@ -23,13 +23,7 @@ pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, PyErr> {
 }
 
 pub fn panic_error(payload: &(dyn Any + Send)) -> PyErr {
-    let message = if let Some(s) = payload.downcast_ref::<&str>() {
-        s
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.as_str()
-    } else {
-        "scru128: internal error"
-    };
+    let message = scru128::__private::panic_text(payload).unwrap_or("scru128: internal error");
     PyRuntimeError::new_err(message.to_owned())
 }
 

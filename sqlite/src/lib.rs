@@ -274,11 +274,7 @@ unsafe fn finish(
         }
         Ok(Outcome::Done(Err(fail))) => format!("{name}: {fail}"),
         Err(panic) => {
-            let text = panic
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("internal error");
+            let text = scru128::__private::panic_text(&*panic).unwrap_or("internal error");
             // The library's panics begin with its own name; the function's goes first.
             format!("{name}: {}", text.strip_prefix("scru128: ").unwrap_or(text))
         }

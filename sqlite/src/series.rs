@@ -77,7 +77,8 @@ unsafe fn fail(r: &Routines, vtab: *mut VTab, message: &str) -> c_int {
     ffi::SQLITE_ERROR
 }
 
-unsafe extern "C" fn connect_text(
+/// xConnect of the text form (`BLOB` false) and of the blob form.
+unsafe extern "C" fn connect_as<const BLOB: bool>(
     db: *mut Sqlite3,
     _aux: *mut c_void,
     _argc: c_int,
@@ -86,19 +87,7 @@ unsafe extern "C" fn connect_text(
     _err: *mut *mut c_char,
 ) -> c_int {
     // SAFETY: SQLite's arguments to xConnect, passed on.
-    unsafe { connect(db, vtab, false) }
-}
-
-unsafe extern "C" fn connect_blob(
-    db: *mut Sqlite3,
-    _aux: *mut c_void,
-    _argc: c_int,
-    _argv: *const *const c_char,
-    vtab: *mut *mut VTab,
-    _err: *mut *mut c_char,
-) -> c_int {
-    // SAFETY: SQLite's arguments to xConnect, passed on.
-    unsafe { connect(db, vtab, true) }
+    unsafe { connect(db, vtab, BLOB) }
 }
 
 /// Declares the columns (`id`, and the hidden argument `n`) and makes the table.
@@ -259,11 +248,7 @@ fn next_id(last: Option<Scru128Id>) -> Result<Scru128Id, String> {
                 .to_owned(),
         ),
         Err(panic) => {
-            let text = panic
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("internal error");
+            let text = scru128::__private::panic_text(&*panic).unwrap_or("internal error");
             Err(text.strip_prefix("scru128: ").unwrap_or(text).to_owned())
         }
     }
@@ -420,8 +405,8 @@ const fn module(connect: ffi::XConnect) -> Module {
     }
 }
 
-static TEXT_MODULE: Module = module(connect_text);
-static BLOB_MODULE: Module = module(connect_blob);
+static TEXT_MODULE: Module = module(connect_as::<false>);
+static BLOB_MODULE: Module = module(connect_as::<true>);
 
 /// Registers both functions on `db`.
 ///
