@@ -62,6 +62,14 @@ pub(crate) fn epoch() -> u32 {
     }
 }
 
+/// The fork count as stored: 0 in a child that has not taken its own yet. For a
+/// comparison with a count that [`epoch`] gave (never 0), which it then fails, leaving
+/// the taking to the caller's slow path.
+#[inline]
+pub(crate) fn count_now() -> u32 {
+    count().load(Ordering::Relaxed)
+}
+
 /// First call in a process (or in a child): takes a new count. Threads that race here
 /// agree on the one that is stored first.
 #[cold]

@@ -309,6 +309,21 @@ impl State {
         }
     }
 
+    /// Whether the next ID at this timestamp renews `per_sec_random`.
+    #[inline]
+    pub(crate) fn renewal_due(&self) -> bool {
+        self.timestamp >= self.renew_at
+    }
+
+    /// The next ID's fields after a [`counter_run`](Self::counter_run) of at least 1
+    /// with no [renewal due](Self::renewal_due): what [`next`](Self::next) gives then.
+    #[inline]
+    pub(crate) fn next_counter(&mut self, now: u64) -> (u64, u32, u32) {
+        self.clock_high = self.clock_high.max(now);
+        self.counter += 1;
+        (self.timestamp, self.counter, self.per_sec_random)
+    }
+
     /// Records `n` IDs made after a [`counter_run`](Self::counter_run) of at least `n`.
     #[inline]
     pub(crate) fn advance_counter(&mut self, n: usize) {
@@ -528,6 +543,22 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         }
     }
 
+    /// Whether the state was last used under the fork count there is now, read after
+    /// everything before it, also as the compiler orders it (a fork from a signal
+    /// handler lands between two instructions of this thread).
+    #[inline]
+    fn state_made_here(&self) -> bool {
+        #[cfg(feature = "std")]
+        {
+            core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+            // The count as stored: a child's 0 (before it takes its own) differs from
+            // the state's, which came from `fork::watch` or `fork::epoch`, never 0.
+            !self.state.forked(crate::fork::count_now())
+        }
+        #[cfg(not(feature = "std"))]
+        true
+    }
+
     /// Whether the last ID was made in this process, rather than copied from the
     /// parent by a `fork()` that came after it was made (tests).
     #[cfg(feature = "std")]
@@ -590,7 +621,21 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     #[inline]
     #[track_caller]
     pub fn generate(&mut self) -> Scru128Id {
-        match self.try_generate() {
+        let reading = self.clock.__unix_ts_ms_at_hand();
+        if let Some(id) = reading.and_then(|ms| self.next_in_counter_run(ms)) {
+            return id;
+        }
+        self.generate_slow(reading)
+    }
+
+    /// [`generate`](Self::generate) for every case, out of line (see
+    /// [`generate_from_clock_slow`](Self::generate_from_clock_slow)).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn generate_slow(&mut self, reading: Option<u64>) -> Scru128Id {
+        let unix_ts_ms = reading.unwrap_or_else(|| self.clock.unix_ts_ms());
+        match self.generate_from_clock_slow(unix_ts_ms, true) {
             Ok(id) => id,
             Err(err) => panic!("scru128: {err}"),
         }
@@ -609,8 +654,12 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// ```
     #[inline]
     pub fn try_generate(&mut self) -> Result<Scru128Id, GenerateError> {
-        let now = self.clock.unix_ts_ms();
-        self.generate_from_clock(now, true)
+        let reading = self.clock.__unix_ts_ms_at_hand();
+        if let Some(id) = reading.and_then(|ms| self.next_in_counter_run(ms)) {
+            return Ok(id);
+        }
+        let unix_ts_ms = reading.unwrap_or_else(|| self.clock.unix_ts_ms());
+        self.generate_from_clock_slow(unix_ts_ms, true)
     }
 
     /// Generates a new ID, or reports a clock rollback larger than the allowance
@@ -677,6 +726,22 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         unix_ts_ms: u64,
         reset_on_rollback: bool,
     ) -> Result<Scru128Id, GenerateError> {
+        if let Some(id) = self.next_in_counter_run(unix_ts_ms) {
+            return Ok(id);
+        }
+        self.generate_from_clock_slow(unix_ts_ms, reset_on_rollback)
+    }
+
+    /// [`generate_from_clock`](Self::generate_from_clock) for every case, out of line:
+    /// the fast path then needs few registers (inlined, this made `generate` save six
+    /// at every call).
+    #[cold]
+    #[inline(never)]
+    fn generate_from_clock_slow(
+        &mut self,
+        unix_ts_ms: u64,
+        reset_on_rollback: bool,
+    ) -> Result<Scru128Id, GenerateError> {
         let now = timestamp_from_clock(unix_ts_ms)?;
         loop {
             let epoch = self.check_fork();
@@ -685,6 +750,28 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
                 return Ok(id);
             }
         }
+    }
+
+    /// The next ID when it only steps the counter (the common case: same timestamp, a
+    /// counter left, no renewal of `per_sec_random` due, no rollback), with the fork
+    /// count read once, after the draw: the state carries the count it was last used
+    /// under, and one that differs then (a fork before the call, or during it from a
+    /// signal handler) leaves the state as it was and sends the call to the general
+    /// path, which sees the fork. `None` for every other case, also then.
+    #[inline]
+    fn next_in_counter_run(&mut self, unix_ts_ms: u64) -> Option<Scru128Id> {
+        let now = timestamp_from_clock(unix_ts_ms).ok()?;
+        if self.state.counter_run(now) == 0 || self.state.renewal_due() {
+            return None;
+        }
+        let per_gen = self.salt.mix(self.rng.__next_u32_at_hand()?);
+        if !self.state_made_here() {
+            return None;
+        }
+        let (timestamp, counter, per_sec) = self.state.next_counter(now);
+        Some(Scru128Id::from_fields_unchecked(
+            timestamp, counter, per_sec, per_gen,
+        ))
     }
 
     /// The next ID for the clock reading (biased) `now`.
@@ -847,6 +934,77 @@ impl<R, C> fmt::Debug for Scru128Generator<R, C> {
 #[cfg(test)]
 mod tests {
     use super::{Scru128Generator, State};
+
+    /// Clock readings that take every branch: the same millisecond, a new one, a
+    /// small and a large step back, a renewal of `per_sec_random` due (with
+    /// `resume_after`, also at the same timestamp).
+    fn readings() -> impl Iterator<Item = u64> {
+        let base = 1_700_000_000_000u64;
+        (0..4000u64).map(move |i| match i % 400 {
+            0..=199 => base + i / 8,
+            200..=219 => base + i / 8 - 3_000, // back within the allowance
+            220..=239 => base + i / 8 - 60_000, // back beyond it: a reset, then on
+            _ => base + i * 3,                 // a renewal due every few hundred
+        })
+    }
+
+    #[test]
+    fn the_fast_path_gives_what_the_general_path_gives() {
+        // Counters near the top, so that overflows come every few IDs as well.
+        let rng = || {
+            let mut n = 0x0fff_fff0u32;
+            move || {
+                n = n.wrapping_mul(0x9e37_79b9).wrapping_add(0x0fff_fff7);
+                n | 0x0fff_ff00
+            }
+        };
+        let now = std::rc::Rc::new(core::cell::Cell::new(0u64));
+        let read = now.clone();
+        let (mut fast, mut general) = (
+            Scru128Generator::with_rng_and_clock(rng(), move || read.get()),
+            Scru128Generator::with_rng_and_clock(rng(), || 0u64),
+        );
+        let mut took_fast = 0;
+        for (i, ms) in readings().enumerate() {
+            if i % 500 == 250 {
+                // `per_sec_random` is renewed at the next ID, at the same timestamp.
+                let last = general.generate_from_clock_slow(ms, true).unwrap();
+                assert_eq!(fast.generate_from_clock_slow(ms, true).unwrap(), last);
+                fast.resume_after(last);
+                general.resume_after(last);
+            }
+            let counter_run = fast.state.counter_run(ms - crate::id::TIMESTAMP_BIAS) > 0
+                && !fast.state.renewal_due();
+            took_fast += usize::from(counter_run);
+            now.set(ms);
+            let a = fast.generate();
+            let b = general.generate_from_clock_slow(ms, true).unwrap();
+            assert_eq!(a, b, "at {ms}");
+            assert_eq!(fast.state, general.state, "at {ms}");
+        }
+        // Both kinds of call were made.
+        assert!((1000..3900).contains(&took_fast), "{took_fast}");
+    }
+
+    #[test]
+    fn each_id_reads_the_clock_once() {
+        let mut readings = readings();
+        let reads = std::rc::Rc::new(core::cell::Cell::new(0u32));
+        let counted = reads.clone();
+        let clock = move || {
+            counted.set(counted.get() + 1);
+            readings.next().unwrap()
+        };
+        let mut g = Scru128Generator::with_rng_and_clock(|| 7u32, clock);
+        for i in 1..=1000 {
+            match i % 3 {
+                0 => drop(g.generate()),
+                1 => drop(g.try_generate().unwrap()),
+                _ => drop(g.generate_or_abort()),
+            }
+            assert_eq!(reads.get(), i);
+        }
+    }
 
     #[test]
     fn the_state_fits_in_a_cache_line() {

@@ -28,7 +28,7 @@
 //! (across milliseconds they are, as IDs of different machines are).
 
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering, compiler_fence};
 
 use crate::error::GenerateError;
 use crate::fork_lock::ForkLock;
@@ -82,7 +82,17 @@ struct Block {
     fork_epoch: u32,
     /// `Shared::newest` as this claim left it.
     stamp: u64,
+    /// The process clock's anchor (its sequence number) whose millisecond lies in this
+    /// block's range of readings (`claimed_at_ms..=unix_ts_ms`), as the slow path
+    /// last found it; `NO_ANCHOR` for none. While the anchor is still that one, the
+    /// clock reads that millisecond, so the fast path compares one number instead of
+    /// the reading with both ends of the range.
+    anchor_seq: u64,
 }
+
+/// [`Block::anchor_seq`] for no anchor: the clock's sequence number, which rises by
+/// two per anchor from 0, never reaches it.
+const NO_ANCHOR: u64 = u64::MAX;
 
 impl Block {
     const EMPTY: Self = Self {
@@ -94,6 +104,7 @@ impl Block {
         per_sec_random: 0,
         fork_epoch: 0,
         stamp: u64::MAX,
+        anchor_seq: NO_ANCHOR,
     };
 
     /// Whether the next ID may come from this block, for a clock reading `now_ms`.
@@ -104,6 +115,16 @@ impl Block {
             && now_ms <= self.unix_ts_ms
             && shared.newest.load(Ordering::Relaxed) == self.stamp
             && self.fork_epoch == fork_epoch
+    }
+
+    /// Notes the anchor the process clock has now (a sequence number and its
+    /// millisecond), if that millisecond lies in this block's range of readings.
+    #[inline]
+    fn note_anchor(&mut self, anchor: Option<(u64, u64)>) {
+        self.anchor_seq = match anchor {
+            Some((seq, ms)) if self.claimed_at_ms <= ms && ms <= self.unix_ts_ms => seq,
+            _ => NO_ANCHOR,
+        };
     }
 }
 
@@ -254,6 +275,7 @@ fn claim_locked(
         per_sec_random,
         fork_epoch,
         stamp,
+        anchor_seq: NO_ANCHOR,
     })
 }
 
@@ -325,26 +347,38 @@ pub fn scru128() -> Scru128Id {
 
 impl Local<DefaultRng> {
     /// The next ID when nothing but the common case is needed: the process clock's
-    /// anchor is current, the block usable, a random word buffered, and no fork came
-    /// during the call; else `None`, and [`next_from_slow`] does it all. Apart from
-    /// the rest, this needs few registers, so `next_from` saves none (the whole of
-    /// `next_id` inlined there made it save six and restore them at every call).
+    /// anchor is the one the slow path last found inside the block's range and the
+    /// counter is inside its window, the block is the newest and has counters left, a
+    /// random word is buffered, and the fork count is the block's once the ID is made;
+    /// else `None`, and [`next_from_slow`] does it all. Apart from the rest, this needs
+    /// few registers, so `next_from` saves few (the whole of `next_id` inlined there
+    /// made it save six and restore them at every call).
+    ///
+    /// The fork count is read once, at the end: the block and the random words carry
+    /// the count they were made under, and a count that differs then (a fork before
+    /// the call, or during it from a signal handler) sends the call to the slow path,
+    /// which finds both copied from the parent and makes the ID afresh. Spending a
+    /// copied counter or word before that is harmless: the child never uses them.
     #[allow(clippy::inline_always)] // measured: the fast path must be in `next_from`
     #[inline(always)]
     fn next_fast(&mut self) -> Option<u128> {
-        let epoch = fork::epoch();
-        let now_ms = crate::process_clock::now_ms_cached()?;
-        let rng = self.rng.as_mut()?;
-        if !self.block.usable(now_ms, &SHARED, epoch) {
+        let block = &mut self.block;
+        if !crate::process_clock::anchor_current(block.anchor_seq)
+            || block.next >= block.end
+            || SHARED.newest.load(Ordering::Relaxed) != block.stamp
+        {
             return None;
         }
-        let per_gen = rng.buffered_u32(epoch)?;
-        let block = &mut self.block;
+        let per_gen = self.rng.as_mut()?.buffered_u32(block.fork_epoch)?;
         let counter = block.next;
         block.next += 1;
-        // As in `next_id`: a fork during the call makes the child's ID again (in the
-        // slow path, which finds the block copied from the parent and claims anew).
-        if fork::epoch() != epoch {
+        // Everything the ID is made of is read before the fork count, also as the
+        // compiler orders it: a fork from a signal handler lands between two
+        // instructions of this thread.
+        compiler_fence(Ordering::SeqCst);
+        // The block's count came from `fork::epoch`, never 0 (the empty block's 0
+        // has no counters to spend).
+        if fork::count_now() != block.fork_epoch {
             return None;
         }
         Some(
@@ -378,7 +412,10 @@ fn next_from_slow(local: &RefCell<Local<DefaultRng>>) -> u128 {
         panic!("scru128: not async-signal-safe: called from a signal handler that interrupted it");
     };
     match local.next_id(clock_ms(), fork::epoch, &SHARED, clock_ms, DefaultRng::new) {
-        Ok(id) => id.to_u128(),
+        Ok(id) => {
+            local.block.note_anchor(crate::process_clock::anchor());
+            id.to_u128()
+        }
         Err(err) => panic!("scru128: {err}"),
     }
 }
@@ -423,9 +460,31 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    use super::{Local, Shared};
+    use super::{Block, Local, NO_ANCHOR, Shared};
     use crate::Scru128Id;
     use crate::id::TIMESTAMP_BIAS;
+
+    /// The fast path spends a block only under an anchor whose millisecond the slow
+    /// path found in the block's range of readings, both ends included.
+    #[test]
+    fn a_block_notes_only_an_anchor_inside_its_range() {
+        let mut block = Block {
+            claimed_at_ms: 1_700_000_000_100,
+            unix_ts_ms: 1_700_000_000_105,
+            ..Block::EMPTY
+        };
+        for (anchor, noted) in [
+            (Some((4, 1_700_000_000_099)), NO_ANCHOR),
+            (Some((4, 1_700_000_000_100)), 4),
+            (Some((6, 1_700_000_000_103)), 6),
+            (Some((8, 1_700_000_000_105)), 8),
+            (Some((10, 1_700_000_000_106)), NO_ANCHOR),
+            (None, NO_ANCHOR),
+        ] {
+            block.note_anchor(anchor);
+            assert_eq!(block.anchor_seq, noted, "{anchor:?}");
+        }
+    }
 
     const T0: u64 = 1_700_000_000_000;
 

@@ -147,6 +147,13 @@ pub(crate) trait TimeSources {
     fn monotonic_ns(&self) -> u64;
     /// Stops using the TSC: `tsc` returns `None` from now on.
     fn give_up_tsc(&self) {}
+    /// The TSC without asking whether it is usable, for callers that found an anchor
+    /// with a window, which only a usable TSC publishes (a value that is not the
+    /// counter fails the window).
+    #[inline]
+    fn tsc_unchecked(&self) -> u64 {
+        self.tsc().unwrap_or(0)
+    }
 }
 
 /// What the refreshing thread knows about the TSC's rate; behind the clock's lock.
@@ -338,6 +345,46 @@ impl<S: TimeSources> ProcessClock<S> {
         }
     }
 
+    /// The anchor's millisecond if the TSC is inside its window, read without a system
+    /// call. An anchor without a window (no TSC to use, or not yet calibrated) is
+    /// known from one load, before the counter is read.
+    #[inline]
+    fn cached_now(&self) -> Option<u64> {
+        if self.window.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        self.cached(self.sources.tsc_unchecked())
+    }
+
+    /// Whether the anchor is still the one numbered `seq` (from [`anchor`](Self::anchor))
+    /// and the TSC inside its window: then the clock reads that anchor's millisecond.
+    /// For callers that know which millisecond that is (the fast path of `scru128()`);
+    /// an odd `seq` never matches an anchor's number once written.
+    #[inline]
+    fn is_current(&self, seq: u64) -> bool {
+        if self.seq.load(Ordering::Acquire) != seq {
+            return false;
+        }
+        let tsc = self.sources.tsc_unchecked();
+        let base = self.base_tsc.load(Ordering::Relaxed);
+        let window = self.window.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        // Wrapping: a counter below the anchor's becomes huge and fails the test.
+        self.seq.load(Ordering::Relaxed) == seq && tsc.wrapping_sub(base) < window
+    }
+
+    /// The anchor published now, as its sequence number and millisecond, if it has a
+    /// window; `None` while it is being written, or without a window.
+    #[inline]
+    fn anchor(&self) -> Option<(u64, u64)> {
+        let seq = self.seq.load(Ordering::Acquire);
+        let ms = self.ms.load(Ordering::Relaxed);
+        let window = self.window.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        let valid = self.seq.load(Ordering::Relaxed) == seq && seq & 1 == 0 && window != 0;
+        valid.then_some((seq, ms))
+    }
+
     /// The anchor's millisecond, if `tsc` is inside its window.
     #[inline]
     fn cached(&self, tsc: u64) -> Option<u64> {
@@ -426,18 +473,40 @@ impl<S: TimeSources> ProcessClock<S> {
 /// The clock of this process.
 static CLOCK: ProcessClock<SystemSources> = ProcessClock::new(SystemSources);
 
-/// Current Unix time in milliseconds from the process-wide clock.
+/// Current Unix time in milliseconds from the process-wide clock: the anchor's
+/// millisecond inline, anything else out of line.
 #[inline]
 pub(crate) fn now_ms() -> u64 {
+    match CLOCK.cached_now() {
+        Some(ms) => ms,
+        None => now_ms_slow(),
+    }
+}
+
+/// [`now_ms`] if it needs no call: the anchor's millisecond while the TSC is inside
+/// its window, else `None`.
+#[inline]
+pub(crate) fn now_ms_at_hand() -> Option<u64> {
+    CLOCK.cached_now()
+}
+
+#[cold]
+#[inline(never)]
+fn now_ms_slow() -> u64 {
     CLOCK.now_ms()
 }
 
-/// [`now_ms`] when it needs no system call: the anchor's millisecond while the TSC is
-/// inside its window; `None` when the anchor must be renewed, or where there is no TSC
-/// to use (then [`now_ms`]).
+/// The process clock's anchor now: its sequence number and millisecond, if it has a
+/// window (see [`anchor_current`]).
+pub(crate) fn anchor() -> Option<(u64, u64)> {
+    CLOCK.anchor()
+}
+
+/// Whether the process clock's anchor is still the one [`anchor`] numbered `seq` and
+/// the TSC is inside its window: then [`now_ms`] gives that anchor's millisecond.
 #[inline]
-pub(crate) fn now_ms_cached() -> Option<u64> {
-    CLOCK.cached(CLOCK.sources.tsc()?)
+pub(crate) fn anchor_current(seq: u64) -> bool {
+    CLOCK.is_current(seq)
 }
 
 /// Fork handler (child): see [`ForkLock::adopt_in_child`].
@@ -478,6 +547,17 @@ impl TimeSources for SystemSources {
     fn give_up_tsc(&self) {
         #[cfg(target_arch = "x86_64")]
         invariant_tsc::give_up();
+    }
+
+    #[inline]
+    fn tsc_unchecked(&self) -> u64 {
+        // SAFETY: as in `tsc`. Without the check of `invariant_tsc::present`: callers
+        // found an anchor with a window, which is only published while it holds; after
+        // `give_up` every anchor has none.
+        #[cfg(target_arch = "x86_64")]
+        return unsafe { core::arch::x86_64::_rdtsc() };
+        #[cfg(not(target_arch = "x86_64"))]
+        0
     }
 
     #[inline]
@@ -768,6 +848,68 @@ mod tests {
                 "{ms} is stale (clock showed {shown_before})"
             );
             sim.advance(step_ns);
+        }
+    }
+
+    /// The two shortcuts of the callers: `now_ms()`'s inline read (`cached_now`, else
+    /// the whole of `now_ms`), and `scru128()`'s (the millisecond of the anchor noted
+    /// after its last slow call, while `is_current` says that anchor still holds):
+    /// every value a millisecond the system clock showed during the call, through
+    /// steps of the system clock both ways and a slew, on both cores.
+    #[test]
+    fn the_callers_shortcuts_never_give_a_stale_or_future_millisecond() {
+        for anchored in [false, true] {
+            let clock = clock(Sim::new(2.6));
+            let sim = &clock.sources;
+            let mut noted: Option<(u64, u64)> = None;
+            let (mut shortcuts, mut calls) = (0u64, 0u64);
+            for phase in 0..6u64 {
+                match phase {
+                    1 => sim.step(5_000_000_000),
+                    2 => sim.step(-7_000_000_000),
+                    3 => sim.set_slew(500),
+                    4 => sim.step(-300_000),
+                    _ => {}
+                }
+                // As for `now_ms` (`a_clock_step_is_seen_within_a_millisecond`), the
+                // millisecond before a step may still come for less than 1 ms after it.
+                let settled = sim.true_ns.get() + 1_000_000;
+                let end = sim.true_ns.get() + 20_000_000;
+                while sim.true_ns.get() < end {
+                    calls += 1;
+                    sim.core.set(usize::from(calls % 3 == 0));
+                    let shown_before = sim.shown_ms();
+                    let shortcut = if anchored {
+                        noted
+                            .filter(|&(seq, _)| clock.is_current(seq))
+                            .map(|(_, ms)| ms)
+                    } else {
+                        clock.cached_now()
+                    };
+                    shortcuts += u64::from(shortcut.is_some());
+                    let ms = shortcut.unwrap_or_else(|| {
+                        let ms = clock.now_ms();
+                        noted = clock.anchor();
+                        ms
+                    });
+                    let shown_after = sim.shown_ms();
+                    if sim.true_ns.get() >= settled {
+                        assert!(
+                            ms <= shown_after,
+                            "{ms} is ahead of the clock ({shown_after})"
+                        );
+                        assert!(
+                            ms >= shown_before,
+                            "{ms} is stale (clock showed {shown_before})"
+                        );
+                    }
+                    sim.advance(17);
+                }
+            }
+            // The shortcut was taken for most calls.
+            assert!(shortcuts > calls / 2, "{shortcuts} of {calls}");
+            // An odd number (`NO_ANCHOR`, or an anchor being written) never holds.
+            assert!(!clock.is_current(u64::MAX));
         }
     }
 

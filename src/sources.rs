@@ -31,6 +31,17 @@ pub trait RandomSource {
     /// Returns the next random number; every bit must be uniformly distributed.
     fn next_u32(&mut self) -> u32;
 
+    /// The number [`next_u32`](Self::next_u32) would return next, if it can be had
+    /// without a call (a buffered word); `None` leaves it to `next_u32`. The fast path
+    /// of [`Scru128Generator::generate`](crate::Scru128Generator::generate) draws
+    /// through it, so that it has no call to make; the default is `next_u32` itself.
+    /// Not part of the stable API: implement `next_u32` only.
+    #[doc(hidden)]
+    #[inline]
+    fn __next_u32_at_hand(&mut self) -> Option<u32> {
+        Some(self.next_u32())
+    }
+
     /// Fills `dest` with the numbers that `next_u32` would return next, in order.
     /// [`Scru128Generator::fill`](crate::Scru128Generator::fill) draws through it;
     /// override it when a batch is cheaper than one number at a time.
@@ -105,6 +116,17 @@ impl<F: FnMut() -> u32> RandomSource for F {
 pub trait Clock {
     /// Returns the current Unix time in milliseconds (0 if it is before 1970).
     fn unix_ts_ms(&mut self) -> u64;
+
+    /// [`unix_ts_ms`](Self::unix_ts_ms) if it can be had without a call; `None` leaves
+    /// it to `unix_ts_ms`. The fast path of
+    /// [`Scru128Generator::generate`](crate::Scru128Generator::generate) reads the
+    /// clock through it; the default is `unix_ts_ms` itself. Not part of the stable
+    /// API: implement `unix_ts_ms` only.
+    #[doc(hidden)]
+    #[inline]
+    fn __unix_ts_ms_at_hand(&mut self) -> Option<u64> {
+        Some(self.unix_ts_ms())
+    }
 }
 
 impl<F: FnMut() -> u64> Clock for F {
@@ -151,6 +173,12 @@ impl Clock for SystemClock {
     #[inline]
     fn unix_ts_ms(&mut self) -> u64 {
         crate::process_clock::now_ms()
+    }
+
+    #[cfg(unix)]
+    #[inline]
+    fn __unix_ts_ms_at_hand(&mut self) -> Option<u64> {
+        crate::process_clock::now_ms_at_hand()
     }
 
     #[cfg(not(unix))]
@@ -283,6 +311,13 @@ impl RandomSource for DefaultRng {
     #[inline]
     fn next_u32(&mut self) -> u32 {
         self.next_u32_at(fork::epoch())
+    }
+
+    #[inline]
+    fn __next_u32_at_hand(&mut self) -> Option<u32> {
+        // The count as stored: 0 in a child that has not taken its own fails the
+        // comparison with the buffer's (from `fork::watch` or `fork::epoch`, never 0).
+        self.buffered_u32(fork::count_now())
     }
 
     fn fill_u32(&mut self, mut dest: &mut [u32]) {
