@@ -818,7 +818,10 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// # Errors
     ///
     /// As [`try_generate`](Self::try_generate). On an error the IDs before the failing
-    /// one are written and valid; the rest of the slice is untouched.
+    /// one are written and valid; the rest of the slice is untouched, but for one
+    /// case: in a child forked during the call (from a signal handler, or by the random
+    /// source), the batch is made again, and where that fails, what the first attempt
+    /// wrote past the failing ID (its parent's IDs) is set to [`Scru128Id::MIN`].
     ///
     /// ```
     /// let mut g = scru128::Scru128Generator::new();
@@ -835,17 +838,30 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         let now = timestamp_from_clock(unix_ts_ms)?;
         // As in `generate`: a fork during the batch (from a signal handler) makes the
         // child's batch again.
+        let mut dirty = 0;
         loop {
             let epoch = self.check_fork();
-            let filled = self.fill_at(now, ids);
+            let mut written = 0;
+            let filled = self.fill_at(now, ids, &mut written);
             if self.made_here(epoch) {
+                // IDs an earlier attempt wrote past this one's are the parent's.
+                if let Some(stale) = ids.get_mut(written..dirty) {
+                    stale.fill(Scru128Id::MIN);
+                }
                 return filled;
             }
+            dirty = dirty.max(written);
         }
     }
 
-    /// [`try_fill`](Self::try_fill) for the clock reading (biased) `now`.
-    fn fill_at(&mut self, now: u64, ids: &mut [Scru128Id]) -> Result<(), GenerateError> {
+    /// [`try_fill`](Self::try_fill) for the clock reading (biased) `now`; counts the IDs
+    /// written in `written`.
+    fn fill_at(
+        &mut self,
+        now: u64,
+        ids: &mut [Scru128Id],
+        written: &mut usize,
+    ) -> Result<(), GenerateError> {
         let mut rng = Salted {
             rng: &mut self.rng,
             salt: &mut self.salt,
@@ -856,6 +872,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
             let per_gen = rng.next_u32();
             let (timestamp, counter, per_sec) = self.state.apply(step);
             *first = Scru128Id::from_fields_unchecked(timestamp, counter, per_sec, per_gen);
+            *written += 1;
             // What `next` would do for the following IDs, without its checks: the same
             // timestamp and `per_sec_random`, the counter + 1, until it would overflow.
             let run = self.state.counter_run(now).min(tail.len());
@@ -874,6 +891,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
                 // Counted chunk by chunk: a source that panics in a later chunk (the
                 // caller catching it) leaves the IDs written so far accounted for.
                 self.state.advance_counter(chunk.len());
+                *written += chunk.len();
             }
             rest = after;
         }

@@ -208,3 +208,59 @@ fn siblings_forked_with_one_seeded_generator_repeat_nothing() {
     assert_disjoint(&child1, &child2);
     assert_independent_randomness(&child1, &child2);
 }
+
+/// `try_fill` in a child forked during the call (here by the random source, as a
+/// signal handler might): the batch is made again, and where that fails (at the last
+/// representable millisecond, the child's counter moved past the parent's), none of
+/// the first attempt's IDs, its parent's, are left in the slice.
+#[test]
+fn a_batch_made_again_after_a_fork_that_fails_leaves_none_of_the_parents_ids() {
+    use std::sync::atomic::AtomicBool;
+    let _serial = common::processes::serial();
+    static FORKED: AtomicBool = AtomicBool::new(false);
+    static PID: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+    struct Forking(u32);
+    impl scru128::RandomSource for Forking {
+        fn next_u32(&mut self) -> u32 {
+            common::xorshift32_step(&mut self.0)
+        }
+        fn fill_u32(&mut self, dest: &mut [u32]) {
+            if !FORKED.swap(true, Ordering::Relaxed) {
+                // SAFETY: the child only fills a slice, checks it and leaves by `_exit`.
+                let pid = unsafe { libc::fork() };
+                assert!(pid >= 0, "fork failed");
+                PID.store(pid, Ordering::Relaxed);
+            }
+            for slot in dest {
+                *slot = self.next_u32();
+            }
+        }
+    }
+    let last_ms = TIMESTAMP_BIAS + scru128::MAX_TIMESTAMP - 1;
+    let mut g = Scru128Generator::with_rng_and_clock(Forking(7), move || last_ms);
+    let mut ids = vec![Scru128Id::MIN; 100];
+    let filled = g.try_fill(&mut ids);
+    let pid = PID.load(Ordering::Relaxed);
+    if pid == 0 {
+        let code = match filled {
+            Err(scru128::GenerateError::TimestampExhausted)
+                if ids.iter().all(|&id| id == Scru128Id::MIN) =>
+            {
+                0
+            }
+            Err(_) => 2,
+            Ok(()) => 3,
+        };
+        // SAFETY: leaves the child at once, never returning into the test harness.
+        unsafe { libc::_exit(code) };
+    }
+    let status = common::processes::wait(pid);
+    filled.expect("the parent's batch");
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    assert!(libc::WIFEXITED(status), "child status {status}");
+    assert_eq!(
+        libc::WEXITSTATUS(status),
+        0,
+        "child: 2 = left the parent's IDs in the slice, 3 = no error"
+    );
+}
