@@ -547,6 +547,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// everything before it, also as the compiler orders it (a fork from a signal
     /// handler lands between two instructions of this thread).
     #[inline]
+    #[cfg_attr(not(feature = "std"), allow(clippy::unused_self))]
     fn state_made_here(&self) -> bool {
         #[cfg(feature = "std")]
         {
