@@ -1,5 +1,6 @@
 //! Adversarial review of the fast paths of `scru128()` and
-//! `Scru128Generator::generate` (48d0f70): what the other tests left open.
+//! `Scru128Generator::generate` (48d0f70) and of `try_fill` (a7ad9d9): what the other
+//! tests left open.
 //!
 //! - **The same IDs and draws as the general path, through every entry point.**
 //!   `generate`, `try_generate`, `Iterator::next` and the `_at` and `_or_abort`
@@ -30,6 +31,8 @@
 //!   steps and does not check the last. With the anchor check taken out of
 //!   `scru128()`'s fast path, or `is_current` not comparing the anchor's number, this
 //!   test fails within a run (IDs a millisecond or two stale).
+//! - **`try_fill` in a child forked during the call, then a panic** (the one finding:
+//!   see `fill_fork`).
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -610,4 +613,193 @@ mod steps {
 #[test]
 fn many_threads_through_real_clock_steps_stay_ordered_unique_and_never_stale() {
     steps::test();
+}
+
+// ---- try_fill: a fork during the call, then a panic -------------------------------------
+
+/// `try_fill` in a child forked during the call (here by the random source, as a
+/// signal handler might) makes the batch again (issue 29); a7ad9d9 made sure that
+/// where the batch made again fails with an *error*, none of the first attempt's IDs
+/// (the parent's) stay in the slice. Where it fails with a *panic* that the caller
+/// catches, they all stayed: the caller finds the IDs written before the panic
+/// (`tests/caught_panics.rs` holds those to be valid IDs, "a panic should not leave
+/// fewer guarantees" than an error), and they are the ones its parent returns. Two
+/// ways: the batch made again panics (here for real: no entropy in the child for the
+/// generator's fork salt, `getrandom` broken by a seccomp filter), or the first
+/// attempt itself panics after the fork (a source that cannot go on in a child), with
+/// what it wrote since the fork copied from the parent's state.
+#[cfg(target_os = "linux")]
+mod fill_fork {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+
+    use scru128::{RandomSource, Scru128Generator, Scru128Id};
+
+    use super::common::processes::{ids_from_bytes, pipe, read_to_end, wait, write_all};
+    use super::common::{self, seccomp, worker, xorshift32_step};
+
+    pub const TEST: &str =
+        "a_batch_made_again_after_a_fork_that_panics_leaves_none_of_the_parents_ids";
+    const WORKER_ENV: &str = "SCRU128_REVIEW_FILL_FORK_WORKER";
+    const PREFIX: &str = "review-fill-fork: ";
+    const SKIP: &str = "review-fill-fork: skip ";
+    const MODES: [&str; 2] = ["remake-without-entropy", "source-fails-in-child"];
+    const N: usize = 100;
+
+    static FORKED: AtomicBool = AtomicBool::new(false);
+    static PID: AtomicI32 = AtomicI32::new(-1);
+    /// 1: the source panics at its next batch in the child.
+    static FAIL_IN_CHILD: AtomicU32 = AtomicU32::new(0);
+
+    /// xorshift32 that forks at its first batch (the generator's first run of
+    /// counters: ID 0 is made before the fork, IDs 1..=64 from the first batch, after
+    /// it).
+    struct Forking(u32);
+
+    impl RandomSource for Forking {
+        fn next_u32(&mut self) -> u32 {
+            xorshift32_step(&mut self.0)
+        }
+
+        fn fill_u32(&mut self, dest: &mut [u32]) {
+            if !FORKED.swap(true, Ordering::Relaxed) {
+                // SAFETY: the child only finishes the call, writes its slice to a pipe
+                // and leaves with `_exit`.
+                let pid = unsafe { libc::fork() };
+                assert!(pid >= 0, "fork failed");
+                PID.store(pid, Ordering::Relaxed);
+            } else if PID.load(Ordering::Relaxed) == 0 && FAIL_IN_CHILD.load(Ordering::Relaxed) == 1
+            {
+                panic!("review: the source cannot go on in a child");
+            }
+            for slot in dest {
+                *slot = xorshift32_step(&mut self.0);
+            }
+        }
+    }
+
+    fn quiet() {
+        std::panic::set_hook(Box::new(|info| {
+            let payload = info.payload();
+            let msg = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("");
+            if !msg.starts_with("review: ") && !msg.starts_with("scru128: ") {
+                eprintln!("{info}");
+            }
+        }));
+    }
+
+    /// The worker: one batch with a fork in it; the child's slice against the parent's.
+    fn run_worker(mode: &str) -> Result<String, String> {
+        quiet();
+        match mode {
+            "remake-without-entropy" => {
+                if !seccomp::break_getrandom_on_this_thread() {
+                    return Ok(format!("{SKIP}seccomp filters are refused here"));
+                }
+            }
+            _ => FAIL_IN_CHILD.store(1, Ordering::Relaxed),
+        }
+        let (read_fd, write_fd) = pipe();
+        // Everything the child needs, allocated before the fork.
+        let mut report = vec![0u8; 1 + N * 16];
+        let mut ids = vec![Scru128Id::MIN; N];
+        let mut g = Scru128Generator::with_rng_and_clock(Forking(7), || 1_700_000_000_000u64);
+        let outcome = catch_unwind(AssertUnwindSafe(|| g.try_fill(&mut ids)));
+        if PID.load(Ordering::Relaxed) == 0 {
+            report[0] = match &outcome {
+                Ok(Ok(())) => 0,
+                Ok(Err(_)) => 1,
+                Err(_) => 2,
+            };
+            for (chunk, id) in report[1..].chunks_exact_mut(16).zip(&ids) {
+                chunk.copy_from_slice(&id.to_bytes());
+            }
+            let ok = write_all(write_fd, &report);
+            // SAFETY: ends the child at once, never returning into the harness.
+            unsafe { libc::_exit(i32::from(!ok)) }
+        }
+        // SAFETY: the parent's copy of the write end, used by nothing else.
+        unsafe { libc::close(write_fd) };
+        let mut bytes = Vec::new();
+        read_to_end(read_fd, &mut bytes).map_err(|err| format!("reading the child: {err}"))?;
+        let pid = PID.load(Ordering::Relaxed);
+        if pid <= 0 {
+            return Err(String::from("the source did not fork"));
+        }
+        let status = wait(pid);
+        if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 || bytes.len() != 1 + N * 16 {
+            return Err(format!(
+                "the child failed (status {status:#x}, {} bytes)",
+                bytes.len()
+            ));
+        }
+        match outcome {
+            Ok(Ok(())) => {}
+            other => return Err(format!("the parent's batch: {other:?}")),
+        }
+        if bytes[0] != 2 {
+            return Err(format!(
+                "the child's call did not panic (outcome {}): the scenario did not happen",
+                bytes[0]
+            ));
+        }
+        let child = ids_from_bytes(&bytes[1..]);
+        let left: Vec<&Scru128Id> = child.iter().filter(|id| ids.contains(id)).collect();
+        let written = child.iter().filter(|&&id| id != Scru128Id::MIN).count();
+        if left.is_empty() {
+            Ok(format!(
+                "ok {mode}: the child's slice after its caught panic holds {written} IDs, none \
+                 of the parent's"
+            ))
+        } else {
+            Err(format!(
+                "{mode}: after its caught panic the child's slice holds {} of the parent's \
+                 {N} IDs (the first: {})",
+                left.len(),
+                left[0]
+            ))
+        }
+    }
+
+    pub fn test() {
+        if let Ok(mode) = std::env::var(WORKER_ENV) {
+            match run_worker(&mode) {
+                Ok(verdict) => println!("{PREFIX}{verdict}"),
+                Err(problem) => {
+                    println!("{PREFIX}FAIL {problem}");
+                    panic!("{problem}");
+                }
+            }
+            return;
+        }
+        let mut problems = Vec::new();
+        for mode in MODES {
+            let out = worker::run(TEST, WORKER_ENV, mode);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let verdicts = worker::verdicts(&stdout, PREFIX);
+            for v in &verdicts {
+                println!("{v}");
+            }
+            if let Some(reason) = verdicts.iter().find_map(|v| v.strip_prefix(SKIP)) {
+                common::skip(reason);
+            } else if !out.status.success() || !verdicts.iter().any(|v| v.contains(" ok ")) {
+                problems.push(format!(
+                    "{mode}: {}\n{}",
+                    verdicts.join("\n"),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_batch_made_again_after_a_fork_that_panics_leaves_none_of_the_parents_ids() {
+    fill_fork::test();
 }
