@@ -547,6 +547,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// everything before it, also as the compiler orders it (a fork from a signal
     /// handler lands between two instructions of this thread).
     #[inline]
+    #[cfg_attr(not(feature = "std"), allow(clippy::unused_self))]
     fn state_made_here(&self) -> bool {
         #[cfg(feature = "std")]
         {
@@ -821,7 +822,10 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// one are written and valid; the rest of the slice is untouched, but for one
     /// case: in a child forked during the call (from a signal handler, or by the random
     /// source), the batch is made again, and where that fails, what the first attempt
-    /// wrote past the failing ID (its parent's IDs) is set to [`Scru128Id::MIN`].
+    /// wrote past the failing ID (its parent's IDs) is set to [`Scru128Id::MIN`]. The
+    /// same holds where the call panics (the random source, or no OS entropy for the
+    /// child's reseed) and the caller catches the panic: the IDs written before it are
+    /// valid, and none of the parent's is left in the slice.
     ///
     /// ```
     /// let mut g = scru128::Scru128Generator::new();
@@ -837,20 +841,51 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         let unix_ts_ms = self.clock.unix_ts_ms();
         let now = timestamp_from_clock(unix_ts_ms)?;
         // As in `generate`: a fork during the batch (from a signal handler) makes the
-        // child's batch again.
-        let mut dirty = 0;
+        // child's batch again. What an attempt wrote in a child before the fork was
+        // noticed is its parent's: it is cleared before the batch is made again, so
+        // that none of it is left if that attempt fails, by an error or by a panic
+        // (the reseed or the fork salt of the child may find no OS entropy).
         loop {
             let epoch = self.check_fork();
             let mut written = 0;
-            let filled = self.fill_at(now, ids, &mut written);
+            let filled = self.fill_at_in_process(now, ids, &mut written, epoch);
             if self.made_here(epoch) {
-                // IDs an earlier attempt wrote past this one's are the parent's.
-                if let Some(stale) = ids.get_mut(written..dirty) {
-                    stale.fill(Scru128Id::MIN);
-                }
                 return filled;
             }
-            dirty = dirty.max(written);
+            ids[..written].fill(Scru128Id::MIN);
+        }
+    }
+
+    /// [`fill_at`](Self::fill_at), for the fork count `epoch`: where it panics in a
+    /// child forked during it, what it wrote (copied from its parent's state, or
+    /// made before the fork: its parent's IDs) is cleared before the panic goes on,
+    /// since a caller that catches the panic takes the IDs written before it as made.
+    fn fill_at_in_process(
+        &mut self,
+        now: u64,
+        ids: &mut [Scru128Id],
+        written: &mut usize,
+        epoch: ForkEpoch,
+    ) -> Result<(), GenerateError> {
+        #[cfg(feature = "std")]
+        {
+            let attempt = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+                self.fill_at(now, ids, written)
+            }));
+            match attempt {
+                Ok(filled) => filled,
+                Err(panic) => {
+                    if !self.made_here(epoch) {
+                        ids[..*written].fill(Scru128Id::MIN);
+                    }
+                    std::panic::resume_unwind(panic)
+                }
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = epoch;
+            self.fill_at(now, ids, written)
         }
     }
 

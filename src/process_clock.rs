@@ -778,11 +778,10 @@ mod tests {
         }
     }
 
-    impl TimeSources for Sim {
-        fn tsc(&self) -> Option<u64> {
-            if self.tsc_given_up.get() {
-                return None;
-            }
+    impl Sim {
+        /// The counter of the current core, read (3 ns), whether or not the clock gave
+        /// it up.
+        fn counter(&self) -> u64 {
             self.advance(3);
             let ticks = (self.true_ns.get() as f64 * self.ghz.get()) as u64;
             let behind = if self.core.get() == 1 {
@@ -791,7 +790,24 @@ mod tests {
             } else {
                 0
             };
-            Some(self.tsc_base.get() + ticks - behind)
+            self.tsc_base.get() + ticks - behind
+        }
+    }
+
+    impl TimeSources for Sim {
+        fn tsc(&self) -> Option<u64> {
+            if self.tsc_given_up.get() {
+                return None;
+            }
+            Some(self.counter())
+        }
+
+        /// As the real sources' (`rdtsc` without asking whether the counter is still
+        /// usable): the counter, also after the clock gave it up. (The provided method
+        /// gives 0 then, which no window holds, and so hid an anchor that kept its
+        /// window after the counter was given up.)
+        fn tsc_unchecked(&self) -> u64 {
+            self.counter()
         }
 
         fn unix_time(&self) -> UnixTime {
@@ -910,6 +926,122 @@ mod tests {
             assert!(shortcuts > calls / 2, "{shortcuts} of {calls}");
             // An odd number (`NO_ANCHOR`, or an anchor being written) never holds.
             assert!(!clock.is_current(u64::MAX));
+        }
+    }
+
+    /// Review of the fast paths (48d0f70): `is_current(seq)` holds only for the anchor
+    /// published now, whichever caller published it. `scru128()` spends a block while
+    /// the anchor it noted holds, so an older anchor of the same clock (one a thread
+    /// noted before another thread's read replaced it) must never hold again: its
+    /// millisecond may be one the clock has left, or be outside the block's range.
+    /// The callers' shortcuts test above has one caller, which is also the only one
+    /// to publish, so the anchor it noted is always the one published: a check of the
+    /// window alone (without the sequence number) passed it. Here another caller
+    /// publishes at random, every anchor ever seen is asked at every call, and at
+    /// most the one published now may hold, with a millisecond the system clock
+    /// showed during the call. Then the counter is given up (two faults within a
+    /// minute), and from then on no anchor holds and `cached_now` gives nothing,
+    /// although the simulated counter, like `rdtsc` in `tsc_unchecked`, still reads.
+    #[test]
+    fn only_the_anchor_published_now_is_current_and_none_once_the_tsc_is_given_up() {
+        let clock = clock(Sim::new(2.6));
+        let sim = &clock.sources;
+        // Anchors seen, newest last (the last 32: older ones are checked as long).
+        let mut seen: Vec<(u64, u64)> = Vec::new();
+        let note = |seen: &mut Vec<(u64, u64)>, anchor: Option<(u64, u64)>| {
+            if let Some(anchor) = anchor {
+                if seen.last() != Some(&anchor) {
+                    seen.push(anchor);
+                }
+                if seen.len() > 32 {
+                    seen.remove(0);
+                }
+            }
+        };
+        let mut random = 0x2545_f491_4f6c_dd1d_u64;
+        let (mut held, mut calls) = (0u64, 0u64);
+        for phase in 0..5u64 {
+            match phase {
+                1 => sim.step(3_600_000_000_000),
+                2 => sim.step(-5_000_000_000),
+                3 => sim.set_slew(500),
+                4 => sim.step(-60_000_000_000),
+                _ => {}
+            }
+            // As in `a_clock_step_is_seen_within_a_millisecond`: the millisecond before
+            // a step may come for less than 1 ms after it.
+            let settled = sim.true_ns.get() + 1_000_000;
+            let end = sim.true_ns.get() + 20_000_000;
+            while sim.true_ns.get() < end {
+                calls += 1;
+                random ^= random << 13;
+                random ^= random >> 7;
+                random ^= random << 17;
+                sim.core.set(usize::from(random & 1 == 1));
+                if random & 6 == 0 {
+                    // Another thread reads the clock, replacing the anchor when its
+                    // window has passed.
+                    clock.cached_now().unwrap_or_else(|| clock.now_ms());
+                    note(&mut seen, clock.anchor());
+                }
+                let shown_before = sim.shown_ms();
+                let current: Vec<(u64, u64)> = seen
+                    .iter()
+                    .copied()
+                    .filter(|&(seq, _)| clock.is_current(seq))
+                    .collect();
+                let shown_after = sim.shown_ms();
+                assert!(current.len() <= 1, "several anchors hold: {current:?}");
+                if let Some(&(seq, ms)) = current.first() {
+                    held += 1;
+                    assert_eq!(
+                        clock.anchor().map(|(now, _)| now),
+                        Some(seq),
+                        "anchor {seq} holds, but it is not the one published"
+                    );
+                    if sim.true_ns.get() >= settled {
+                        assert!(
+                            shown_before <= ms && ms <= shown_after,
+                            "anchor {seq} holds with {ms}, the clock showed {shown_before} to {shown_after}"
+                        );
+                    }
+                }
+                sim.advance(random >> 55);
+            }
+        }
+        assert!(
+            held > calls / 4,
+            "an anchor held at {held} of {calls} calls"
+        );
+        // The counter slows down twice within a minute: it is given up.
+        slow_the_counter_down(sim);
+        spin(&clock, 30_000_000);
+        note(&mut seen, clock.anchor());
+        sim.advance(10_000_000_000);
+        spin(&clock, 30_000_000);
+        note(&mut seen, clock.anchor());
+        slow_the_counter_down(sim);
+        spin(&clock, 30_000_000);
+        assert!(sim.tsc_given_up.get(), "the counter was not given up");
+        let end = sim.true_ns.get() + 20_000_000;
+        while sim.true_ns.get() < end {
+            sim.core.set(usize::from(sim.true_ns.get() % 3 == 0));
+            assert_eq!(
+                clock.cached_now(),
+                None,
+                "the counter is used after it was given up"
+            );
+            assert_eq!(clock.anchor(), None);
+            for &(seq, ms) in &seen {
+                assert!(
+                    !clock.is_current(seq),
+                    "anchor {seq} ({ms}) holds after the give-up"
+                );
+            }
+            let shown_before = sim.shown_ms();
+            let ms = clock.now_ms();
+            assert!(shown_before <= ms && ms <= sim.shown_ms());
+            sim.advance(97);
         }
     }
 
