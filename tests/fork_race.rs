@@ -26,6 +26,8 @@ mod common;
 use common::processes::{ids_from_bytes, pipe, read_to_end, wait_with_timeout, write_all};
 
 const ROUNDS: usize = 200;
+/// Passes of `ROUNDS`, each over a wider range of delays, until both sides are seen.
+const PASSES: usize = 3;
 const IDS: usize = 16;
 
 type Counting = Scru128Generator<fn() -> u32, fn() -> u64>;
@@ -45,33 +47,52 @@ fn frozen() -> u64 {
 
 fn main() -> ExitCode {
     if let Ok(delay_us) = std::env::var("SCRU128_FORK_RACE_WORKER") {
-        return worker(Duration::from_micros(delay_us.parse().unwrap()));
+        return worker(delay_us.parse().unwrap());
     }
     let mut outcomes = [0usize; 2];
-    for round in 1..=ROUNDS {
-        // The fork lands at a different point of the first use in each round.
-        let delay_us = (round * 7) % 120;
-        let out = Command::new(std::env::current_exe().unwrap())
-            .env("SCRU128_FORK_RACE_WORKER", delay_us.to_string())
-            .output()
-            .expect("starting the worker");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() {
-            eprintln!(
-                "fork_race: round {round} failed: {}{}",
-                stdout,
-                String::from_utf8_lossy(&out.stderr)
-            );
-            println!("test result: FAILED. 0 passed; 1 failed; 0 ignored");
-            return ExitCode::FAILURE;
+    // The rounds must cover both sides of the first use. The fork comes a delay after
+    // the first-use thread is let go (a positive delay), or that thread waits a while
+    // before it starts (a negative one): the first use takes a few microseconds, and
+    // `fork()` itself longer, while the other thread goes on. On a busy machine a
+    // thread may not run within the first pass's range (or be preempted in its wait),
+    // so a pass that leaves one side uncovered is followed by another over a range
+    // four times as wide, up to three.
+    for pass in 0..PASSES {
+        let scale = 1_i64 << (2 * pass);
+        let range_us = 180 * scale;
+        for round in 1..=ROUNDS {
+            // The fork lands at a different point of the first use in each round:
+            // delays from -60 to 119 µs in the first pass.
+            let delay_us = (round as i64 * 7 * scale) % range_us - 60 * scale;
+            let out = Command::new(std::env::current_exe().unwrap())
+                .env("SCRU128_FORK_RACE_WORKER", delay_us.to_string())
+                .output()
+                .expect("starting the worker");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if !out.status.success() {
+                eprintln!(
+                    "fork_race: round {round} failed: {}{}",
+                    stdout,
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                println!("test result: FAILED. 0 passed; 1 failed; 0 ignored");
+                return ExitCode::FAILURE;
+            }
+            outcomes[usize::from(stdout.contains("generator copied"))] += 1;
         }
-        outcomes[usize::from(stdout.contains("generator copied"))] += 1;
+        println!(
+            "fork_race: pass {}, delays {} to {} us: after {} rounds the child had the generator in {} and not yet in {}",
+            pass + 1,
+            -60 * scale,
+            120 * scale - 1,
+            ROUNDS * (pass + 1),
+            outcomes[1],
+            outcomes[0]
+        );
+        if outcomes[0] > 0 && outcomes[1] > 0 {
+            break;
+        }
     }
-    println!(
-        "fork_race: {ROUNDS} rounds, the child had the generator in {} and not yet in {}",
-        outcomes[1], outcomes[0]
-    );
-    // The rounds cover both sides of the first use.
     if outcomes[0] == 0 || outcomes[1] == 0 {
         eprintln!("fork_race: every fork fell on the same side of the first use");
         println!("test result: FAILED. 0 passed; 1 failed; 0 ignored");
@@ -82,11 +103,22 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn worker(delay: Duration) -> ExitCode {
-    let first_use = std::thread::spawn(|| {
+/// One round: the fork `delay_us` after the first-use thread is let go, or, for a
+/// negative delay, at once while that thread waits as long before it starts.
+fn worker(delay_us: i64) -> ExitCode {
+    let spin = |us: i64| {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_micros(us.unsigned_abs()) {
+            std::hint::spin_loop();
+        }
+    };
+    let first_use = std::thread::spawn(move || {
         READY.store(true, Ordering::Release);
         while !GO.load(Ordering::Acquire) {
             std::hint::spin_loop();
+        }
+        if delay_us < 0 {
+            spin(delay_us);
         }
         let mut g: Counting = Scru128Generator::with_rng_and_clock(counting, frozen);
         g.generate();
@@ -99,9 +131,8 @@ fn worker(delay: Duration) -> ExitCode {
         std::hint::spin_loop();
     }
     GO.store(true, Ordering::Release);
-    let start = Instant::now();
-    while start.elapsed() < delay {
-        std::hint::spin_loop();
+    if delay_us > 0 {
+        spin(delay_us);
     }
     // SAFETY: the child uses only memory that exists before the fork, writes to a pipe
     // and leaves with `_exit`.
