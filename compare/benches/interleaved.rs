@@ -121,6 +121,40 @@ fn rdtsc() -> u64 {
     unsafe { core::arch::x86_64::_rdtsc() }
 }
 
+/// 32 additions in 8 independent chains, alone or after a TSC read: whether the rest
+/// of a call overlaps with the counter read (it does on the AMD EPYC; on the Intel Xeon
+/// each instruction after `rdtsc` adds its own time, see docs/performance.md).
+#[cfg(target_arch = "x86_64")]
+fn adds(with_rdtsc: bool) -> u64 {
+    macro_rules! adds32 {
+        () => {
+            concat!(
+                "add {a}, 1\n add {b}, 1\n add {c}, 1\n add {d}, 1\n",
+                "add {e}, 1\n add {f}, 1\n add {g}, 1\n add {h}, 1\n",
+                "add {a}, 1\n add {b}, 1\n add {c}, 1\n add {d}, 1\n",
+                "add {e}, 1\n add {f}, 1\n add {g}, 1\n add {h}, 1\n",
+                "add {a}, 1\n add {b}, 1\n add {c}, 1\n add {d}, 1\n",
+                "add {e}, 1\n add {f}, 1\n add {g}, 1\n add {h}, 1\n",
+                "add {a}, 1\n add {b}, 1\n add {c}, 1\n add {d}, 1\n",
+                "add {e}, 1\n add {f}, 1\n add {g}, 1\n add {h}, 1\n",
+            )
+        };
+    }
+    let (mut a, mut b, mut c, mut d) = (0u64, 0u64, 0u64, 0u64);
+    let (mut e, mut f, mut g, mut h) = (0u64, 0u64, 0u64, 0u64);
+    let tsc = if with_rdtsc { rdtsc() } else { 0 };
+    // SAFETY: register arithmetic only.
+    unsafe {
+        core::arch::asm!(
+            adds32!(),
+            a = inout(reg) a, b = inout(reg) b, c = inout(reg) c, d = inout(reg) d,
+            e = inout(reg) e, f = inout(reg) f, g = inout(reg) g, h = inout(reg) h,
+            options(nomem, nostack),
+        );
+    }
+    tsc ^ a ^ b ^ c ^ d ^ e ^ f ^ g ^ h
+}
+
 fn cases() -> Vec<Case> {
     const TEXT: &str = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
     let ours_id = scru128::Scru128Id::from_str(TEXT).unwrap();
@@ -252,5 +286,15 @@ fn main() {
             tsc.push(timed(calls, rdtsc) / calls as f64);
         }
         println!("floor: one TSC read (rdtsc) {:.1} ns", median(tsc));
+        let (mut alone, mut after) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            alone.push(timed(calls, || adds(false)) / calls as f64);
+            after.push(timed(calls, || adds(true)) / calls as f64);
+        }
+        println!(
+            "overlap: 32 independent additions {:.1} ns alone, {:.1} ns after one TSC read",
+            median(alone),
+            median(after)
+        );
     }
 }
