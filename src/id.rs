@@ -1162,17 +1162,8 @@ mod tests {
 
     #[test]
     fn run_time_decoder_agrees_with_the_portable_one_for_every_byte_at_every_position() {
-        let base = *b"01234567899ABCDEFGHIJKLMNO";
-        for pos in 0..26 {
-            for byte in 0..=255u8 {
-                let mut input = base;
-                input[pos] = byte;
-                assert_eq!(
-                    decode_at_run_time(&input),
-                    decode(&input),
-                    "{byte:#04x} at {pos}"
-                );
-            }
+        for (input, change) in each_byte_at_each_position() {
+            assert_eq!(decode_at_run_time(&input), decode(&input), "{change:?}");
         }
         for len in [0, 1, 16, 25, 27, 40] {
             let input = [b'0'; 40];
@@ -1230,29 +1221,34 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     type SimdDecoder = fn(&[u8; 26]) -> Option<Scru128Id>;
 
+    /// Three valid texts (both kinds of digit at every position), and each with every
+    /// byte at every position: the text, and the byte and position changed (none for
+    /// the text itself).
+    fn each_byte_at_each_position() -> impl Iterator<Item = ([u8; 26], Option<(u8, usize)>)> {
+        [
+            *b"01234567899ABCDEFGHIJKLMNO",
+            *b"7vutsrqponmlkjihgfedcba987",
+            *b"0PQRSTUVpqrstuv01234567890",
+        ]
+        .into_iter()
+        .flat_map(|base| {
+            let changed = (0..26).flat_map(move |pos| {
+                (0..=255u8).map(move |byte| {
+                    let mut input = base;
+                    input[pos] = byte;
+                    (input, Some((byte, pos)))
+                })
+            });
+            core::iter::once((base, None)).chain(changed)
+        })
+    }
+
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn each_simd_decoder_agrees_with_the_portable_one_for_every_byte_at_every_position() {
         for (name, simd) in simd_decoders().into_iter().flatten() {
-            // Valid text of both kinds of digit at every position, and each byte at
-            // each position of it.
-            for base in [
-                *b"01234567899ABCDEFGHIJKLMNO",
-                *b"7vutsrqponmlkjihgfedcba987",
-                *b"0PQRSTUVpqrstuv01234567890",
-            ] {
-                assert_eq!(simd(&base), decode(&base).ok(), "{name}");
-                for pos in 0..26 {
-                    for byte in 0..=255u8 {
-                        let mut input = base;
-                        input[pos] = byte;
-                        assert_eq!(
-                            simd(&input),
-                            decode(&input).ok(),
-                            "{name}: {byte:#04x} at {pos}"
-                        );
-                    }
-                }
+            for (input, change) in each_byte_at_each_position() {
+                assert_eq!(simd(&input), decode(&input).ok(), "{name}: {change:?}");
             }
         }
     }

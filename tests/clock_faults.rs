@@ -26,7 +26,6 @@
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
-use std::sync::Once;
 
 use scru128::{
     DEFAULT_ROLLBACK_ALLOWANCE, GenerateError, MAX_COUNTER, MAX_TIMESTAMP, Scru128Generator,
@@ -111,26 +110,6 @@ impl Outcome {
     }
 }
 
-/// Mutes the panic messages of the generator's own panics (expected here); other
-/// panics, such as failed assertions, are still printed.
-fn quiet_generator_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let msg = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("");
-            if !msg.starts_with("scru128: ") {
-                default(info);
-            }
-        }));
-    });
-}
-
 /// Clock: a shared cell of Unix milliseconds.
 #[derive(Clone)]
 struct TestClock(Rc<Cell<u64>>);
@@ -188,7 +167,7 @@ fn assert_out_of_range(g: &mut TestGen, variant: Variant, clock: &TestClock, clo
 
 /// One call of `variant`; the `_at` variants are given the clock's reading.
 fn call(g: &mut TestGen, variant: Variant, clock: &TestClock) -> Outcome {
-    quiet_generator_panics();
+    common::quiet_generator_panics();
     let now = clock.get();
     let result = catch_unwind(AssertUnwindSafe(|| match variant {
         Generate => Ok(g.generate()),

@@ -37,7 +37,6 @@
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
-use std::sync::Once;
 
 use scru128::{
     Clock, DEFAULT_ROLLBACK_ALLOWANCE, GenerateError, MAX_COUNTER, MAX_TIMESTAMP, RandomSource,
@@ -51,25 +50,6 @@ const T0: u64 = 1_700_000_000_000;
 /// The first and last clock readings a generator accepts.
 const FIRST_MS: u64 = TIMESTAMP_BIAS + 1;
 const LAST_MS: u64 = TIMESTAMP_BIAS + MAX_TIMESTAMP - 1;
-
-/// Mutes the generator's own panics (expected here); others are still printed.
-fn quiet_generator_panics() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let msg = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("");
-            if !msg.starts_with("scru128: ") {
-                default(info);
-            }
-        }));
-    });
-}
 
 // ---- the same IDs and draws as the general path ----------------------------------------
 
@@ -172,7 +152,7 @@ fn call<R: RandomSource, C: Clock>(
     what: Call,
     now: u64,
 ) -> Outcome {
-    quiet_generator_panics();
+    common::quiet_generator_panics();
     let result = catch_unwind(AssertUnwindSafe(|| match what {
         Call::Generate => Ok(vec![g.generate()]),
         Call::TryGenerate => g.try_generate().map(|id| vec![id]),
