@@ -189,13 +189,7 @@ fn call(g: &mut TestGen, variant: Variant, clock: &TestClock) -> Outcome {
     match result {
         Ok(Ok(id)) => Outcome::Id(id),
         Ok(Err(err)) => Outcome::Error(err),
-        Err(payload) => Outcome::Panic(
-            payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default(),
-        ),
+        Err(payload) => Outcome::Panic(common::panic_text(&*payload).to_owned()),
     }
 }
 

@@ -173,13 +173,7 @@ fn call<R: RandomSource, C: Clock>(
     match result {
         Ok(Ok(ids)) => Outcome::Ids(ids),
         Ok(Err(err)) => Outcome::Error(err),
-        Err(payload) => Outcome::Panic(
-            payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default(),
-        ),
+        Err(payload) => Outcome::Panic(common::panic_text(&*payload).to_owned()),
     }
 }
 
@@ -660,12 +654,7 @@ mod fill_fork {
 
     fn quiet() {
         std::panic::set_hook(Box::new(|info| {
-            let payload = info.payload();
-            let msg = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("");
+            let msg = common::panic_text(info.payload());
             if !msg.starts_with("review: ") && !msg.starts_with("scru128: ") {
                 eprintln!("{info}");
             }

@@ -325,15 +325,18 @@ pub fn quiet_generator_panics() {
     ONCE.call_once(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let msg = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("");
-            if !msg.starts_with("scru128: ") {
+            if !panic_text(info.payload()).starts_with("scru128: ") {
                 default(info);
             }
         }));
     });
+}
+
+/// The text of a panic's payload (a `String` or a `&str`; empty for anything else).
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("")
 }
