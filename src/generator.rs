@@ -1011,6 +1011,7 @@ mod tests {
                 n | 0x0fff_ff00
             }
         };
+        extern crate std;
         let now = std::rc::Rc::new(core::cell::Cell::new(0u64));
         let read = now.clone();
         let (mut fast, mut general) = (
@@ -1042,6 +1043,7 @@ mod tests {
     #[test]
     fn each_id_reads_the_clock_once() {
         let mut readings = readings();
+        extern crate std;
         let reads = std::rc::Rc::new(core::cell::Cell::new(0u32));
         let counted = reads.clone();
         let clock = move || {
