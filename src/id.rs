@@ -843,12 +843,12 @@ mod sse2 {
 ///
 /// Chosen at run time (`std`'s cached feature check), so it is one call, not inlined
 /// into `from_str`; with fewer instructions than the SSE2 path it still parses faster:
-/// 3.4 against 5.1 ns per ID over 1024 different IDs (`scripts/bench-ratios parse`,
-/// Intel Xeon, 2026-12-07). Its digits are grouped where they fall on byte boundaries
+/// 3.2 against 5.1 ns per ID over 1024 different IDs (`scripts/bench-ratios parse`,
+/// Intel Xeon, 2026-12-07; docs/performance.md). Its digits are grouped where they fall on byte boundaries
 /// of the ID: digits 0-1 make byte 0 (the first digit, at most 7, gives 3 bits),
 /// digits 2-9 bytes 1-5, 10-17 bytes 6-10 and 18-25 bytes 11-15, eight digits (40
-/// bits) to five bytes. The unit tests `avx2_decoder_agrees_*` compare it with the
-/// portable path on every byte at every position.
+/// bits) to five bytes. The unit tests `each_simd_decoder_agrees_*` compare it (and the
+/// SSE2 path) with the portable one on every byte at every position.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2", feature = "std"))]
 #[allow(clippy::cast_possible_wrap)] // bytes as AVX2 types them
 mod avx2 {
