@@ -986,6 +986,9 @@ impl<R, C> fmt::Debug for Scru128Generator<R, C> {
 
 #[cfg(test)]
 mod tests {
+    // The tests use `std` also where the library does not (`--no-default-features`).
+    extern crate std;
+
     use super::{Scru128Generator, State};
 
     /// Clock readings that take every branch: the same millisecond, a new one, a
@@ -1011,7 +1014,6 @@ mod tests {
                 n | 0x0fff_ff00
             }
         };
-        extern crate std;
         let now = std::rc::Rc::new(core::cell::Cell::new(0u64));
         let read = now.clone();
         let (mut fast, mut general) = (
@@ -1043,7 +1045,6 @@ mod tests {
     #[test]
     fn each_id_reads_the_clock_once() {
         let mut readings = readings();
-        extern crate std;
         let reads = std::rc::Rc::new(core::cell::Cell::new(0u32));
         let counted = reads.clone();
         let clock = move || {
