@@ -21,7 +21,6 @@
 //! Counts are for release builds (`.ci/run`); debug builds run a tenth of them.
 #![cfg(target_os = "linux")]
 
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -352,29 +351,6 @@ fn a_fork_inside_a_call_never_gives_parent_and_child_the_same_id() {
 const WORKER_ENV: &str = "SCRU128_FORK_IN_CALL_WORKER";
 const HANG_TEST: &str = "forks_from_a_signal_handler_with_a_slow_clock_hang_no_child";
 
-/// The slow clock shim, built with the system's C compiler; `None` (with the reason)
-/// where there is none.
-fn slow_clock_library() -> Result<std::path::PathBuf, String> {
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/slow_clock.c");
-    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("libscru128_slow_clock.so");
-    let built = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&out)
-        .arg(source)
-        .arg("-ldl")
-        .output();
-    match built {
-        Ok(output) if output.status.success() => Ok(out),
-        Ok(output) => Err(format!(
-            "cc could not build the slow clock: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        )),
-        Err(err) => Err(format!(
-            "no C compiler to build the slow clock ({err}; Debian: apt-get install gcc)"
-        )),
-    }
-}
-
 static HANG_CHILD: AtomicI32 = AtomicI32::new(0);
 
 extern "C" fn on_signal_hang(_: libc::c_int) {
@@ -464,7 +440,7 @@ fn forks_from_a_signal_handler_with_a_slow_clock_hang_no_child() {
         hang_worker(kind, n.parse().unwrap());
         return;
     }
-    let library = match slow_clock_library() {
+    let library = match common::slow_clock::library() {
         Ok(library) => library,
         Err(reason) => return common::skip(&reason),
     };

@@ -99,6 +99,8 @@ pub mod pg_server;
 pub mod processes;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
+#[cfg(unix)]
+pub mod slow_clock;
 mod split_mix;
 pub mod worker;
 pub use split_mix::SplitMix64;
