@@ -1,5 +1,7 @@
-//! Fork detection (feature `std`, Unix): a fork count that every generator, random
-//! source and lock compares with the count it saw last.
+//! Fork detection (feature `std`, Unix): a fork count that every generator and random
+//! source compares with the count it saw last. It imports nothing of the crate, and
+//! tells nobody of a fork: whatever holds state that a fork copies notices, at its next
+//! use, that the count moved.
 //!
 //! The count lives on a page of its own that the kernel zeroes in a child
 //! (`MADV_WIPEONFORK`, Linux 4.14 and later): a child sees it zero before any fork
@@ -17,19 +19,17 @@
 //! behind every handler registered earlier, which might already generate IDs. On
 //! other Unix targets the registration happens at first use, without ever blocking.
 //!
-//! No lock is taken across `fork()`: the crate's locks are [`ForkLock`]s, which a
-//! child takes back from the threads it does not have (a prepare handler that took
-//! them would deadlock a `fork()` made from a signal handler), with no handler's help.
+//! The crate has no lock: there is nothing to take across `fork()` or to take back in
+//! a child (a prepare handler that took locks would deadlock a `fork()` made from a
+//! signal handler, issue 18).
 //!
 //! A fork by the raw system call (`syscall(SYS_fork)`, or `SYS_clone` without
 //! `CLONE_VM`) runs no handler. On Linux 4.14 and later the crate notices it all the
-//! same, from the wiped page: generators, random sources and locks act as after
-//! `fork()`, and `tests/fork_handlers.rs` and `tests/fork_in_call.rs` fork so. Where
+//! same, from the wiped page: generators and random sources act as after `fork()`,
+//! and `tests/fork_handlers.rs` and `tests/fork_in_call.rs` fork so. Where
 //! the page cannot be had (older kernels, other systems) such a child goes unnoticed
 //! and may repeat its parent's IDs; so may a child made by `vfork()` or
 //! `clone(CLONE_VM)`, which shares its parent's memory.
-//!
-//! [`ForkLock`]: crate::fork_lock::ForkLock
 
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
@@ -96,8 +96,8 @@ fn wipe_on_fork() {
             return;
         };
         if let Some(page) = map_wiped_page(page_size) {
-            // The count goes with it, so that nothing sees it change (a lock word or a
-            // state stamped with the old count would look copied from a parent). It is
+            // The count goes with it, so that nothing sees it change (a state stamped
+            // with the old count would look copied from a parent). It is
             // taken first: once it is not 0, nothing but a child handler writes it.
             let current = epoch();
             // SAFETY: `map_wiped_page` returned a fresh read-write mapping.
@@ -182,46 +182,19 @@ fn register() {
     wipe_on_fork();
 }
 
-/// What the crate does when the program or library is loaded: registers the fork
-/// handlers, and finds out whether the clock may use the TSC (it reads `/sys`, which a
-/// sandbox set up later in `main` might forbid; no ID call ever does after this).
+/// Registers the fork handlers when the program or library is loaded.
 extern "C" fn register_at_load() {
     register();
     REGISTERED_AT_LOAD.store(true, Ordering::Relaxed);
-    crate::process_clock::detect_at_load();
 }
 
-// Load-time registration. `#[used]` keeps the entry even though nothing refers to it;
-// the loader calls every function in these sections before `main` (or inside
-// `dlopen`, for a library).
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "dragonfly",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "illumos",
-    target_os = "solaris"
-))]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
+crate::run_at_load!(REGISTER_AT_LOAD = register_at_load);
 
-#[cfg(target_vendor = "apple")]
-#[used]
-#[unsafe(link_section = "__DATA,__mod_init_func")]
-static REGISTER_AT_LOAD: extern "C" fn() = register_at_load;
-
-/// In the child: where the kernel did not zero the count already, the next `epoch()`
-/// takes a new one. Then the locks that this thread held at `fork()` (a fork from a
-/// signal handler that interrupted it inside one) are stamped as held in the child,
-/// for the threads that handler might start (see `fork_lock.rs`).
+/// In the child (where the kernel did not zero the count already): the next
+/// `epoch()` takes a new count.
 extern "C" fn child() {
     IN_MEMORY.store(0, Ordering::Relaxed);
     count().store(0, Ordering::Relaxed);
-    crate::global_gen::adopt_lock_in_child();
-    crate::process_clock::adopt_lock_in_child();
 }
 
 #[cfg(test)]

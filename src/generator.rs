@@ -1,44 +1,12 @@
-//! [`Scru128Generator`] and the state machine of SPEC section 3 that it shares with the
-//! process-wide generator.
+//! [`Scru128Generator`]: the rules of SPEC section 3 (`rules.rs`) over a random source
+//! and a clock of the user's, with the fork check of feature `std`.
 
 use core::fmt;
 
 use crate::error::GenerateError;
-use crate::id::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
+use crate::id::Scru128Id;
+use crate::rules::{State, timestamp_from_clock};
 use crate::sources::{Clock, RandomSource};
-
-/// Default rollback allowance: how far (in ms) the clock may go back before the
-/// generator stops carrying on from its last timestamp.
-///
-/// ```
-/// let g = scru128::Scru128Generator::new();
-/// assert_eq!(g.rollback_allowance(), scru128::DEFAULT_ROLLBACK_ALLOWANCE);
-/// ```
-pub const DEFAULT_ROLLBACK_ALLOWANCE: u64 = 10_000;
-
-/// Interval (ms) after which `per_sec_random` is renewed.
-const PER_SEC_INTERVAL: u64 = 1_000;
-
-/// Random draws the state machine needs besides `per_gen_random`.
-pub(crate) trait FieldRandom {
-    /// A fresh 28-bit counter value.
-    fn counter(&mut self) -> u32;
-    /// A fresh 24-bit `per_sec_random`.
-    fn per_sec(&mut self) -> u32;
-}
-
-impl<R: RandomSource> FieldRandom for R {
-    #[inline]
-    fn counter(&mut self) -> u32 {
-        // masked again: a source's `next_bits` may return more bits than asked for
-        self.next_bits(MAX_COUNTER.count_ones()) & MAX_COUNTER
-    }
-
-    #[inline]
-    fn per_sec(&mut self) -> u32 {
-        self.next_bits(MAX_PER_SEC_RANDOM.count_ones()) & MAX_PER_SEC_RANDOM
-    }
-}
 
 /// After a fork, a per-process stream that every draw of a generator's random source
 /// is mixed with, so that forked processes do not repeat each other's numbers with a
@@ -61,7 +29,7 @@ impl ForkSalt {
     /// If the operating system's random source fails.
     fn fresh() -> Self {
         let mut seed = [0u8; 8];
-        crate::sources::os_random(&mut seed);
+        crate::default_rng::os_random(&mut seed);
         Self(Some(u64::from_le_bytes(seed)))
     }
 
@@ -131,240 +99,14 @@ impl<R: RandomSource> RandomSource for Salted<'_, R> {
     }
 }
 
-/// The fork count a generator read before an ID (nothing without `std`).
+/// A fork count (nothing without `std`, which has no fork detection): the one a
+/// generator last made an ID under, and the one it read before an ID.
 #[cfg(feature = "std")]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ForkEpoch(u32);
 #[cfg(not(feature = "std"))]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ForkEpoch;
-
-/// The generator state of SPEC section 3, without the random source and the clock.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub(crate) struct State {
-    /// Timestamp (biased) of the last ID; 0 before the first.
-    timestamp: u64,
-    /// Counter of the last ID.
-    counter: u32,
-    per_sec_random: u32,
-    /// Timestamp from which `per_sec_random` is due for renewal (last renewal + 1000);
-    /// 0 forces a renewal at the next ID.
-    renew_at: u64,
-    /// The latest clock reading (biased) since the last reset. A rollback is measured
-    /// from it, not from `timestamp`, which counter overflows may have moved ahead of
-    /// the clock: running ahead is not the clock going back, and must never reset.
-    clock_high: u64,
-    rollback_allowance: u64,
-    /// Forks seen when this state was last used, to notice that it was copied into a
-    /// child process.
-    #[cfg(feature = "std")]
-    fork_epoch: u32,
-}
-
-/// The next ID's fields, drawn but not yet applied (see [`State::step`]).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Step {
-    now: u64,
-    timestamp: u64,
-    counter: u32,
-    /// A renewed `per_sec_random`, if one is due.
-    per_sec_random: Option<u32>,
-    /// The clock went back beyond the allowance: start again from `now`.
-    reset: bool,
-}
-
-/// Converts a clock reading to a timestamp that may be generated (1 ..= 2^44−2).
-#[inline]
-pub(crate) const fn timestamp_from_clock(unix_ts_ms: u64) -> Result<u64, GenerateError> {
-    let ts = unix_ts_ms.wrapping_sub(TIMESTAMP_BIAS);
-    if ts.wrapping_sub(1) < MAX_TIMESTAMP - 1 {
-        Ok(ts)
-    } else {
-        Err(GenerateError::ClockOutOfRange { unix_ts_ms })
-    }
-}
-
-impl State {
-    pub(crate) const fn new() -> Self {
-        Self {
-            timestamp: 0,
-            counter: 0,
-            per_sec_random: 0,
-            renew_at: 0,
-            clock_high: 0,
-            rollback_allowance: DEFAULT_ROLLBACK_ALLOWANCE,
-            #[cfg(feature = "std")]
-            fork_epoch: 0,
-        }
-    }
-
-    /// Remembers the current fork count, registering the fork handler if needed.
-    #[cfg(feature = "std")]
-    pub(crate) fn watch_forks(&mut self) {
-        self.fork_epoch = crate::fork::watch();
-    }
-
-    /// Whether this state was last used before a fork that brought it into this
-    /// process (`epoch`: the current fork count).
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn forked(&self, epoch: u32) -> bool {
-        self.fork_epoch != epoch
-    }
-
-    /// In a child process: move past every `(timestamp, counter)` the parent may go on
-    /// to use at this timestamp, and renew `per_sec_random`. Cannot fail, so whatever a
-    /// caller must do first (a reseed that may panic) is done before.
-    #[cfg(feature = "std")]
-    #[cold]
-    pub(crate) fn after_fork(&mut self, epoch: u32) {
-        self.counter = MAX_COUNTER;
-        self.renew_at = 0;
-        self.fork_epoch = epoch;
-    }
-
-    /// What the next `(timestamp, counter, per_sec_random)` is for a clock reading `now`
-    /// (a timestamp from [`timestamp_from_clock`]), with its random draws made, but
-    /// without changing the state: [`apply`](Self::apply) does that. So a random
-    /// source that panics, and a caller that catches the panic, leave the state as it
-    /// was (no reset half done, no counter skipped).
-    #[inline]
-    pub(crate) fn step(
-        &self,
-        now: u64,
-        reset_on_rollback: bool,
-        rng: &mut impl FieldRandom,
-    ) -> Result<Step, GenerateError> {
-        let (timestamp, counter, reset) = if now > self.timestamp {
-            (now, rng.counter(), false)
-        } else if !self.is_rollback(now) {
-            if self.counter < MAX_COUNTER {
-                (self.timestamp, self.counter + 1, false)
-            } else {
-                // Counter overflow: borrow the next millisecond rather than wait.
-                (self.timestamp + 1, rng.counter(), false)
-            }
-        } else if reset_on_rollback {
-            (now, rng.counter(), true)
-        } else {
-            return Err(GenerateError::ClockRollback {
-                last_unix_ts_ms: self.clock_high + TIMESTAMP_BIAS,
-                unix_ts_ms: now + TIMESTAMP_BIAS,
-            });
-        };
-        if timestamp >= MAX_TIMESTAMP {
-            return Err(GenerateError::TimestampExhausted);
-        }
-        // A reset renews `per_sec_random` too.
-        let renew_at = if reset { 0 } else { self.renew_at };
-        let per_sec_random = (timestamp >= renew_at).then(|| rng.per_sec());
-        Ok(Step {
-            now,
-            timestamp,
-            counter,
-            per_sec_random,
-            reset,
-        })
-    }
-
-    /// Makes a [`step`](Self::step) the state; returns `(timestamp, counter,
-    /// per_sec_random)` of the ID.
-    #[inline]
-    pub(crate) fn apply(&mut self, step: Step) -> (u64, u32, u32) {
-        self.clock_high = if step.reset {
-            step.now
-        } else {
-            self.clock_high.max(step.now)
-        };
-        self.timestamp = step.timestamp;
-        self.counter = step.counter;
-        if let Some(per_sec_random) = step.per_sec_random {
-            self.per_sec_random = per_sec_random;
-            self.renew_at = step.timestamp + PER_SEC_INTERVAL;
-        }
-        (self.timestamp, self.counter, self.per_sec_random)
-    }
-
-    /// [`step`](Self::step) and [`apply`](Self::apply) at once. On error nothing changes.
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn next(
-        &mut self,
-        now: u64,
-        reset_on_rollback: bool,
-        rng: &mut impl FieldRandom,
-    ) -> Result<(u64, u32, u32), GenerateError> {
-        let step = self.step(now, reset_on_rollback, rng)?;
-        Ok(self.apply(step))
-    }
-
-    /// How many more IDs, for a clock reading `now`, would only step the counter (same
-    /// timestamp, no overflow, no renewal due, no reset).
-    #[inline]
-    pub(crate) fn counter_run(&self, now: u64) -> usize {
-        if now <= self.timestamp && !self.is_rollback(now) {
-            (MAX_COUNTER - self.counter) as usize
-        } else {
-            0
-        }
-    }
-
-    /// Whether the next ID at this timestamp renews `per_sec_random`.
-    #[inline]
-    pub(crate) fn renewal_due(&self) -> bool {
-        self.timestamp >= self.renew_at
-    }
-
-    /// The next ID's fields after a [`counter_run`](Self::counter_run) of at least 1
-    /// with no [renewal due](Self::renewal_due): what [`next`](Self::next) gives then.
-    #[inline]
-    pub(crate) fn next_counter(&mut self, now: u64) -> (u64, u32, u32) {
-        self.clock_high = self.clock_high.max(now);
-        self.counter += 1;
-        (self.timestamp, self.counter, self.per_sec_random)
-    }
-
-    /// Records `n` IDs made after a [`counter_run`](Self::counter_run) of at least `n`.
-    #[inline]
-    pub(crate) fn advance_counter(&mut self, n: usize) {
-        self.counter += n as u32;
-    }
-
-    /// Whether `now` is behind the latest clock reading by more than the allowance.
-    #[inline]
-    fn is_rollback(&self, now: u64) -> bool {
-        self.clock_high.saturating_sub(now) > self.rollback_allowance
-    }
-
-    /// Like [`next`](Self::next), but claims up to `max` (≥ 1) consecutive counters at
-    /// the returned timestamp: the caller owns `counter..counter + count`.
-    #[cfg(feature = "std")]
-    pub(crate) fn reserve(
-        &mut self,
-        now: u64,
-        rng: &mut impl FieldRandom,
-        max: u32,
-    ) -> Result<(u64, u32, u32, u32), GenerateError> {
-        let (timestamp, counter, per_sec) = self.next(now, true, rng)?;
-        let count = max.min(MAX_COUNTER - counter + 1);
-        self.counter = counter + count - 1;
-        Ok((timestamp, counter, count, per_sec))
-    }
-
-    /// Continues after `last`: the next ID is greater than `last` and than every ID
-    /// made before, unless the clock is behind by more than the rollback allowance.
-    /// A state already past `last` is kept.
-    pub(crate) fn resume_after(&mut self, last: Scru128Id) {
-        if (last.timestamp(), last.counter()) > (self.timestamp, self.counter) {
-            self.timestamp = last.timestamp();
-            self.counter = last.counter();
-        }
-        self.renew_at = 0;
-        // As if the clock had (also) read `last`'s time: a clock further back than the
-        // allowance after a restart is a rollback.
-        self.clock_high = self.clock_high.max(last.timestamp());
-    }
-}
 
 /// A SCRU128 generator: the state of SPEC section 3 over a random source `R` and a
 /// clock `C`.
@@ -433,6 +175,8 @@ impl State {
 pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
     state: State,
     salt: ForkSalt,
+    /// The fork count the state was last used under.
+    fork_epoch: ForkEpoch,
     rng: R,
     clock: C,
 }
@@ -443,6 +187,8 @@ pub struct Scru128Generator<R = crate::DefaultRng, C = crate::SystemClock> {
 pub struct Scru128Generator<R, C> {
     state: State,
     salt: ForkSalt,
+    /// The fork count the state was last used under.
+    fork_epoch: ForkEpoch,
     rng: R,
     clock: C,
 }
@@ -497,16 +243,25 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// assert_eq!(g.generate().unix_ts_ms(), 1_600_000_000_000);
     /// ```
     pub fn with_rng_and_clock(rng: R, clock: C) -> Self {
-        #[allow(unused_mut)]
-        let mut state = State::new();
-        #[cfg(feature = "std")]
-        state.watch_forks();
         Self {
-            state,
+            state: State::new(),
             salt: ForkSalt::NONE,
+            // Registers the fork handler if needed.
+            #[cfg(feature = "std")]
+            fork_epoch: ForkEpoch(crate::fork::watch()),
+            #[cfg(not(feature = "std"))]
+            fork_epoch: ForkEpoch,
             rng,
             clock,
         }
+    }
+
+    /// Whether the state was last used before a fork that brought it into this
+    /// process (`epoch`: the current fork count).
+    #[cfg(feature = "std")]
+    #[inline]
+    fn forked(&self, epoch: u32) -> bool {
+        self.fork_epoch.0 != epoch
     }
 
     /// Notices a `fork()` since the last ID (feature `std`, Unix); returns the fork
@@ -517,7 +272,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
         #[cfg(feature = "std")]
         {
             let epoch = crate::fork::epoch();
-            if self.state.forked(epoch) {
+            if self.forked(epoch) {
                 self.after_fork(epoch);
             }
             ForkEpoch(epoch)
@@ -554,7 +309,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
             core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
             // The count as stored: a child's 0 (before it takes its own) differs from
             // the state's, which came from `fork::watch` or `fork::epoch`, never 0.
-            !self.state.forked(crate::fork::count_now())
+            !self.forked(crate::fork::count_now())
         }
         #[cfg(not(feature = "std"))]
         true
@@ -564,7 +319,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     /// parent by a `fork()` that came after it was made (tests).
     #[cfg(feature = "std")]
     pub(crate) fn last_id_made_here(&self) -> bool {
-        !self.state.forked(crate::fork::epoch())
+        !self.forked(crate::fork::epoch())
     }
 
     /// In a child process: a fresh salt for the random source, then a fresh
@@ -575,7 +330,8 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     #[inline(never)]
     fn after_fork(&mut self, epoch: u32) {
         self.salt = ForkSalt::fresh();
-        self.state.after_fork(epoch);
+        self.state.move_past();
+        self.fork_epoch = ForkEpoch(epoch);
     }
 
     /// Sets how far (in milliseconds) the clock may go back and the generator still
@@ -762,7 +518,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     #[inline]
     fn next_in_counter_run(&mut self, unix_ts_ms: u64) -> Option<Scru128Id> {
         let now = timestamp_from_clock(unix_ts_ms).ok()?;
-        if self.state.counter_run(now) == 0 || self.state.renewal_due() {
+        if self.state.counter_run(now) == 0 {
             return None;
         }
         let per_gen = self.salt.mix(self.rng.__next_u32_at_hand()?);
@@ -1029,8 +785,7 @@ mod tests {
                 fast.resume_after(last);
                 general.resume_after(last);
             }
-            let counter_run = fast.state.counter_run(ms - crate::id::TIMESTAMP_BIAS) > 0
-                && !fast.state.renewal_due();
+            let counter_run = fast.state.counter_run(ms - crate::id::TIMESTAMP_BIAS) > 0;
             took_fast += usize::from(counter_run);
             now.set(ms);
             let a = fast.generate();

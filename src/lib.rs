@@ -172,20 +172,55 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+/// Runs `$f` when the program or library is loaded: an ELF `.init_array` or Mach-O
+/// `__mod_init_func` entry, which the loader calls before `main` (or inside `dlopen`,
+/// for a library). `#[used]` keeps the entry although nothing refers to it. Elsewhere
+/// nothing runs, and the first use does the work.
+#[cfg(all(feature = "std", unix))]
+macro_rules! run_at_load {
+    ($name:ident = $f:path) => {
+        #[cfg(any(
+            target_os = "linux",
+            target_os = "android",
+            target_os = "freebsd",
+            target_os = "dragonfly",
+            target_os = "netbsd",
+            target_os = "openbsd",
+            target_os = "illumos",
+            target_os = "solaris"
+        ))]
+        #[used]
+        #[unsafe(link_section = ".init_array")]
+        static $name: extern "C" fn() = $f;
+
+        #[cfg(target_vendor = "apple")]
+        #[used]
+        #[unsafe(link_section = "__DATA,__mod_init_func")]
+        static $name: extern "C" fn() = $f;
+    };
+}
+#[cfg(all(feature = "std", unix))]
+pub(crate) use run_at_load;
+
+// The layers of docs/design.md, bottom up; each module imports only from those above
+// it in this list.
 mod encoded;
 mod error;
+mod hex;
+mod id;
+mod sources;
+mod rules;
 #[cfg(all(feature = "std", unix))]
 mod fork;
 #[cfg(feature = "std")]
-mod fork_lock;
+mod default_rng;
+#[cfg(all(feature = "std", unix, target_arch = "x86_64"))]
+mod tsc_clock;
+#[cfg(feature = "std")]
+mod system_clock;
 mod generator;
 #[cfg(feature = "std")]
 mod global_gen;
-mod hex;
-mod id;
-#[cfg(all(feature = "std", unix))]
-mod process_clock;
-mod sources;
 
 /// Without `fork()` there is nothing to count.
 #[cfg(all(feature = "std", not(unix)))]
@@ -196,6 +231,11 @@ mod fork {
 
     #[inline]
     pub(crate) fn epoch() -> u32 {
+        0
+    }
+
+    #[inline]
+    pub(crate) fn count_now() -> u32 {
         0
     }
 }
@@ -209,9 +249,9 @@ pub mod __private {
     /// Whether the process-wide clock may still use the CPU's time-stamp counter
     /// (false where it never could, and after it gave the counter up), and whether
     /// its last reading was published with a window (a confirmed rate).
-    #[cfg(all(feature = "std", unix))]
+    #[cfg(feature = "std")]
     pub fn tsc_shortcut() -> (bool, bool) {
-        crate::process_clock::tsc_shortcut()
+        crate::system_clock::tsc_shortcut()
     }
 
     /// Whether this thread's last ID from [`scru128()`](crate::scru128) was made in
@@ -262,7 +302,8 @@ pub mod __private {
 
 pub use encoded::{EncodedHex, EncodedId, EncodedText, EncodedUuid};
 pub use error::{GenerateError, ParseError, RangeError};
-pub use generator::{DEFAULT_ROLLBACK_ALLOWANCE, Scru128Generator};
+pub use generator::Scru128Generator;
+pub use rules::DEFAULT_ROLLBACK_ALLOWANCE;
 #[cfg(feature = "std")]
 pub use global_gen::{scru128, scru128_string};
 pub use id::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
@@ -273,7 +314,9 @@ pub use sources::{Clock, RandomSource};
 #[cfg(feature = "serde")]
 pub use external::serde_support as serde;
 #[cfg(feature = "std")]
-pub use sources::{DefaultRng, SystemClock};
+pub use default_rng::DefaultRng;
+#[cfg(feature = "std")]
+pub use system_clock::SystemClock;
 
 /// diesel support: `Scru128Id` in diesel models, and the SQL type of the extension's
 /// native `scru128` (features `diesel-postgres`, `diesel-sqlite`).
@@ -312,6 +355,9 @@ pub mod docs {
 
     #[doc = include_str!("../docs/collisions.md")]
     pub mod collisions {}
+
+    #[doc = include_str!("../docs/design.md")]
+    pub mod design {}
 }
 
 /// The README's examples, checked as doctests.

@@ -15,7 +15,8 @@
 //!   given, unless the system clock went back").
 //!
 //! Each scenario runs in a child process (this binary, re-run on one test, under
-//! libfaketime). Needs `SCRU128_FAKETIME`; without it the tests say so and pass.
+//! libfaketime's thread-safe build). Needs `SCRU128_FAKETIME`; without it the tests
+//! say so and pass.
 //! Result: both held on e907eb7 (coverage, not a finding).
 
 use std::collections::HashSet;
@@ -33,8 +34,12 @@ const THREADS: usize = 6;
 const RUN: Duration = Duration::from_millis(700);
 
 fn run_in_child(test: &str, mode: &str) {
-    let Some(lib) = faketime::library() else {
-        common::skip(common::faketime::MISSING);
+    // The thread-safe build: the threads read the clock at once (see `library_mt`).
+    let Some(lib) = faketime::library_mt() else {
+        common::skip(&format!(
+            "{} (and its thread-safe build libfaketimeMT.so.1 beside it)",
+            faketime::MISSING
+        ));
         return;
     };
     let clock = FakeClock::new(&lib);

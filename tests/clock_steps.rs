@@ -3,7 +3,8 @@
 //! beyond it is the documented reset).
 //!
 //! The clock is stepped for real, for this process only: each scenario runs in a
-//! child process (this same binary, in worker mode) under libfaketime, whose offset
+//! child process (this same binary, in worker mode) under libfaketime (its thread-safe
+//! build, `libfaketimeMT.so.1`, since the threads read the clock at once), whose offset
 //! file the child's control thread rewrites while four threads generate: +1 h, then
 //! 5 s back (within the allowance), then 60 s back (beyond it). libfaketime fakes
 //! `CLOCK_REALTIME` only (`FAKETIME_DONT_FAKE_MONOTONIC=1`); the CPU's time-stamp
@@ -90,6 +91,12 @@ fn main() -> ExitCode {
         eprintln!("clock_steps: SCRU128_FAKETIME={lib:?} is not a file");
         return ExitCode::FAILURE;
     }
+    // The thread-safe build beside it: the threads read the clock at once (see
+    // `faketime::library_mt`).
+    let Some(lib) = faketime::library_mt() else {
+        eprintln!("clock_steps: no libfaketimeMT.so.1 beside {lib:?} (Debian's libfaketime has it)");
+        return ExitCode::FAILURE;
+    };
     let mut failed = 0;
     for scenario in Scenario::ALL {
         for run in 1..=RUNS {

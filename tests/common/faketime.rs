@@ -40,9 +40,10 @@ pub fn library() -> Option<OsString> {
 /// at every call into state shared by all threads (`FAKETIME_NO_CACHE=1`), then now
 /// and then returns the real time (offset 0) while the file says otherwise: hundreds
 /// of times in 0.8 s with 2 to 16 threads reading `SystemTime::now` and the offset
-/// stepped 7 times (none with the MT build). While the crate's clock uses the TSC it
-/// reads the system clock under its lock, one thread at a time; without the TSC every
-/// call reads it, so a test that steps the clock under several threads wants this.
+/// stepped 7 times (none with the MT build). The crate's clock takes no lock, so its
+/// reads of the system clock from several threads meet that too (tests/clock_jitter.rs
+/// saw a reading of the real time, 5 h behind the fake one, after the redesign of
+/// issue 38; the old clock read it under a lock, one thread at a time).
 pub fn library_mt() -> Option<OsString> {
     let plain = PathBuf::from(library()?);
     let mt = plain.with_file_name("libfaketimeMT.so.1");
