@@ -1,0 +1,176 @@
+"use strict";
+// The WebAssembly engine: the module built from wasm/ (the library's codec and
+// generator for wasm32-unknown-unknown), embedded in lib/wasm-module.js as base64 so
+// that every bundler, browser, worker, Deno and Bun loads it synchronously with no
+// loader of its own. Adapted to the engine interface of lib/native.js.
+//
+// The time of each ID is `Date.now()`, read once per ID just before the module makes
+// it; the random bytes are `getRandomValues` (the Web Crypto API), fetched 1 KiB at a
+// time into the module's memory.
+
+const { wasmBase64 } = require("./wasm-module.js");
+
+// The layout of the module's `Io` block (wasm/src/lib.rs).
+const NUMBERS = 0;
+const BYTES = 128;
+const TEXT = 144;
+const UNITS = 400;
+const UNITS_LEN = 4096;
+
+function decodeBase64(text) {
+  if (typeof Buffer === "function" && typeof Buffer.from === "function") {
+    return Buffer.from(text, "base64");
+  }
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) {
+    bytes[i] = binary.charCodeAt(i);
+  }
+  return bytes;
+}
+
+let compiled;
+
+/**
+ * A new instance of the module, as an engine. `getRandomValues(view)` fills a
+ * Uint8Array with cryptographically secure random bytes (`crypto.getRandomValues`,
+ * or Node's `randomFillSync`).
+ */
+function wasmEngine(getRandomValues) {
+  if (compiled === undefined) {
+    compiled = new WebAssembly.Module(decodeBase64(wasmBase64));
+  }
+  let memory;
+  // The generator's user random source during a `step` (see lib/api.js), and what it
+  // threw: an exception must not cross the module's frames, so it is kept here and
+  // thrown once the module has returned.
+  let draw;
+  let thrown;
+  let failed = false;
+  const instance = new WebAssembly.Instance(compiled, {
+    scru128: {
+      fill_random(ptr, len) {
+        getRandomValues(new Uint8Array(memory.buffer, ptr, len));
+      },
+      draw(bits) {
+        if (failed) {
+          return NaN;
+        }
+        try {
+          return draw(bits);
+        } catch (err) {
+          failed = true;
+          thrown = err;
+          return NaN;
+        }
+      },
+    },
+  });
+  const x = instance.exports;
+  memory = x.memory;
+  // The module never grows its memory, so these views stay valid.
+  const io = x.io();
+  const numbers = new Float64Array(memory.buffer, io + NUMBERS, 16);
+  const bytes = new Uint8Array(memory.buffer, io + BYTES, 16);
+  const text = new Uint8Array(memory.buffer, io + TEXT, 256);
+  const units = new Uint16Array(memory.buffer, io + UNITS, UNITS_LEN);
+  const decoder = new TextDecoder();
+
+  /** The message of a negative result. */
+  const message = (code) => decoder.decode(text.subarray(0, -code));
+  /** The 26 characters in `text`. */
+  const text26 = () =>
+    String.fromCharCode(
+      text[0], text[1], text[2], text[3], text[4], text[5], text[6], text[7], text[8],
+      text[9], text[10], text[11], text[12], text[13], text[14], text[15], text[16],
+      text[17], text[18], text[19], text[20], text[21], text[22], text[23], text[24],
+      text[25],
+    );
+  const check = (code) => {
+    if (code < 0) {
+      throw new RangeError(message(code));
+    }
+  };
+
+  return {
+    name: "wasm",
+    numbers,
+    bytes,
+    newId() {
+      check(x.scru128(Date.now()));
+    },
+    newString() {
+      check(x.scru128_string(Date.now()));
+      return text26();
+    },
+    encode() {
+      check(x.encode());
+      return text26();
+    },
+    toHex() {
+      check(x.to_hex());
+      return String.fromCharCode.apply(null, text.subarray(0, 34));
+    },
+    toBytes() {
+      check(x.to_bytes());
+    },
+    fromBytes() {
+      x.from_bytes();
+    },
+    parse(value) {
+      for (let i = 0; i < 26; i++) {
+        units[i] = value.charCodeAt(i);
+      }
+      const code = x.parse();
+      return code < 0 ? -1 : code;
+    },
+    parseMessage(value) {
+      for (let i = 0; i < 26; i++) {
+        units[i] = value.charCodeAt(i);
+      }
+      return message(x.parse());
+    },
+    checkFields(timestamp, counter, perSecRandom, perGenRandom) {
+      const code = x.check_fields(timestamp, counter, perSecRandom, perGenRandom);
+      return code < 0 ? message(code) : null;
+    },
+    fromHex(value) {
+      x.hex_start();
+      for (let start = 0; start < value.length; start += UNITS_LEN) {
+        const end = Math.min(value.length, start + UNITS_LEN);
+        for (let i = start; i < end; i++) {
+          units[i - start] = value.charCodeAt(i);
+        }
+        x.hex_feed(end - start);
+      }
+      const code = x.hex_finish();
+      return code < 0 ? message(code) : null;
+    },
+    step(userDraw) {
+      if (userDraw === undefined) {
+        check(x.step(Date.now(), 0));
+        return;
+      }
+      // A source that makes IDs of another generator calls back in: the outer call's
+      // draw and failure are put back after.
+      const outer = [draw, thrown, failed];
+      draw = userDraw;
+      failed = false;
+      let code;
+      try {
+        code = x.step(Date.now(), 1);
+      } finally {
+        const err = thrown;
+        const threw = failed;
+        [draw, thrown, failed] = outer;
+        if (threw) {
+          // eslint-disable-next-line no-unsafe-finally
+          throw err;
+        }
+      }
+      check(code);
+    },
+  };
+}
+
+module.exports = { wasmEngine };

@@ -1,0 +1,393 @@
+//! The WebAssembly engine of the npm package `scru128-v1`: the library's codec and
+//! generator, and the npm API's own rules (`scru128-js-api`, shared with the
+//! Node-API addon), built for `wasm32-unknown-unknown` without wasm-bindgen. Loaded by
+//! `node/lib/wasm.js` where no native addon is (browsers, Deno, other platforms).
+//!
+//! The boundary: JavaScript and this module share one block of the module's memory,
+//! [`Io`] (its address from [`io`]): numbers (an ID's four fields, a generator's
+//! state), an ID's 16 bytes, text (ASCII, or a message in UTF-8) and UTF-16 code units
+//! from JavaScript strings. The exports read their inputs from it and write their
+//! results to it; a negative return value is the length of an error message in
+//! `text`. The module imports two functions, from `scru128`: `fill_random(ptr, len)`
+//! (`crypto.getRandomValues` over that part of the memory) and `draw(bits)` (the
+//! current user random source's `nextUint32()`, see `scru128_js_api::UserRandom`).
+//! The time comes as an argument: `Date.now()`, read by the caller once per ID.
+//!
+//! The module has no allocator and never grows its memory. It runs on one thread
+//! (each worker has its own instance). An import may run JavaScript that calls back
+//! into the module (a user's `nextUint32()` may make IDs): so no Rust reference to a
+//! static is held across an import call; the statics are read into locals, and
+//! written back, through raw pointers.
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+use core::ptr::addr_of_mut;
+
+use scru128::{Clock, RandomSource, Scru128Generator, Scru128Id};
+use scru128_js_api::{self as api, HexReader, Message, STATE_LEN, UserRandom};
+
+/// Code units [`Io::units`] holds: a piece of a hex text (see [`hex_feed`]).
+pub const UNITS: usize = 4096;
+
+/// The block of memory JavaScript and the module share.
+#[repr(C)]
+pub struct Io {
+    /// `0..4`: an ID's fields (timestamp, counter, perSecRandom, perGenRandom);
+    /// `4..9`: a generator's state; `9`: the logger event of the last [`step`].
+    pub numbers: [f64; 16],
+    /// An ID's 16 bytes, big-endian.
+    pub bytes: [u8; 16],
+    /// An ID's 26 characters, a hex form's 34, or a message (UTF-8).
+    pub text: [u8; 256],
+    /// UTF-16 code units from a JavaScript string.
+    pub units: [u16; UNITS],
+}
+
+static mut IO: Io = Io {
+    numbers: [0.0; 16],
+    bytes: [0; 16],
+    text: [0; 256],
+    units: [0; UNITS],
+};
+
+/// Runs `f` on [`Io`]. `f` must call no import: the import's JavaScript could call an
+/// export, which would use `Io` too while `f` holds it.
+#[inline]
+fn with_io<T>(f: impl FnOnce(&mut Io) -> T) -> T {
+    // SAFETY: the module runs on one thread, and no other reference to `IO` exists
+    // while `f` runs: every use goes through this function, and `f` calls nothing that
+    // could come back into the module.
+    unsafe { f(&mut *addr_of_mut!(IO)) }
+}
+
+/// The address of [`Io`].
+#[unsafe(no_mangle)]
+pub extern "C" fn io() -> *mut Io {
+    addr_of_mut!(IO)
+}
+
+#[cfg(target_arch = "wasm32")]
+#[link(wasm_import_module = "scru128")]
+unsafe extern "C" {
+    /// Fills `len` bytes at `dest` with `crypto.getRandomValues`.
+    fn fill_random(dest: *mut u8, len: usize);
+    /// The current user random source's next value (see `UserRandom`).
+    fn draw(bits: u32) -> f64;
+}
+
+// Not called on other targets (nothing loads this crate there); they let the crate be
+// checked and linted on the host.
+#[cfg(not(target_arch = "wasm32"))]
+unsafe fn fill_random(_dest: *mut u8, _len: usize) {
+    unreachable!("the WebAssembly engine runs only as WebAssembly")
+}
+#[cfg(not(target_arch = "wasm32"))]
+unsafe fn draw(_bits: u32) -> f64 {
+    unreachable!("the WebAssembly engine runs only as WebAssembly")
+}
+
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    // Nothing here panics on any input (the JavaScript tests give every kind); if it
+    // did, the call traps and JavaScript sees a `WebAssembly.RuntimeError`.
+    core::arch::wasm32::unreachable()
+}
+
+// ---- randomness ---------------------------------------------------------------------------
+
+/// Words of `crypto.getRandomValues` output not handed out yet: `POOL[NEXT..]`.
+const POOL_WORDS: usize = 256;
+static mut POOL: [u32; POOL_WORDS] = [0; POOL_WORDS];
+static mut NEXT: usize = POOL_WORDS;
+
+/// The random source of `scru128()` and of `new Scru128Generator()`: words of
+/// `crypto.getRandomValues`, fetched 1 KiB at a time.
+struct Pool;
+
+impl RandomSource for Pool {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        // SAFETY: the module runs on one thread; the statics are only read and written
+        // here, by value through raw pointers, and `fill_random` writes only the
+        // pool's bytes (its JavaScript runs no user code: it calls the
+        // `getRandomValues` taken when the module was loaded).
+        unsafe {
+            let next = addr_of_mut!(NEXT);
+            let pool = addr_of_mut!(POOL).cast::<u32>();
+            if next.read() >= POOL_WORDS {
+                fill_random(pool.cast(), POOL_WORDS * 4);
+                next.write(0);
+            }
+            let i = next.read();
+            next.write(i + 1);
+            pool.add(i).read()
+        }
+    }
+}
+
+/// A clock the generators never read: the time is each call's argument.
+struct GivenTime;
+
+impl Clock for GivenTime {
+    fn unix_ts_ms(&mut self) -> u64 {
+        0
+    }
+}
+
+/// `Date.now()` as the library takes it (`as` saturates: NaN and negatives are 0,
+/// which the generator refuses as before 2020).
+#[inline]
+fn ms(now: f64) -> u64 {
+    now as u64
+}
+
+// ---- results ------------------------------------------------------------------------------
+
+/// Puts `message` into `text`; returns minus its length.
+fn fail(message: &Message) -> i32 {
+    let bytes = message.as_str().as_bytes();
+    // A message is at most 240 bytes, `text` 256.
+    with_io(|io| io.text[..bytes.len()].copy_from_slice(bytes));
+    -(bytes.len() as i32)
+}
+
+fn fail_with(write: impl FnOnce(&mut Message)) -> i32 {
+    let mut message = Message::new();
+    write(&mut message);
+    fail(&message)
+}
+
+#[inline]
+fn put_fields(id: Scru128Id) {
+    with_io(|io| io.numbers[..4].copy_from_slice(&api::fields_of(id)));
+}
+
+#[inline]
+fn put_text(text: &[u8]) {
+    with_io(|io| io.text[..text.len()].copy_from_slice(text));
+}
+
+/// The ID whose fields are in `numbers[0..4]`, or minus the length of the message.
+#[inline]
+fn id_in_io() -> Result<Scru128Id, i32> {
+    let fields = with_io(|io| [io.numbers[0], io.numbers[1], io.numbers[2], io.numbers[3]]);
+    let mut message = Message::new();
+    api::from_fields(fields[0], fields[1], fields[2], fields[3], &mut message)
+        .ok_or_else(|| fail(&message))
+}
+
+// ---- the process-wide generator -------------------------------------------------------------
+
+/// `scru128()`'s generator, made at the first call.
+static mut GLOBAL: Option<Scru128Generator<Pool, GivenTime>> = None;
+/// A call of [`scru128`] or [`scru128_string`] is running (only an import could call
+/// again meanwhile; it is refused rather than share the generator).
+static mut BUSY: bool = false;
+
+fn global_id(now: f64) -> Result<Scru128Id, i32> {
+    // SAFETY: one thread; `BUSY` keeps a call that comes back through
+    // `fill_random` from reaching the generator while this one holds it, so the
+    // reference below is the only one.
+    unsafe {
+        let busy = addr_of_mut!(BUSY);
+        if *busy {
+            return Err(fail_with(|m| {
+                let _ = core::fmt::Write::write_str(
+                    m,
+                    "scru128() called from inside crypto.getRandomValues",
+                );
+            }));
+        }
+        *busy = true;
+        let global = &mut *addr_of_mut!(GLOBAL);
+        let generator = global.get_or_insert_with(|| {
+            let mut g = Scru128Generator::with_rng_and_clock(Pool, GivenTime);
+            g.set_rollback_allowance(api::ROLLBACK_ALLOWANCE);
+            g
+        });
+        let result = generator.try_generate_at(ms(now));
+        *busy = false;
+        result.map_err(|err| fail_with(|m| api::generate_message(&err, m)))
+    }
+}
+
+/// `scru128()`: a new ID's fields into `numbers[0..4]`; 0, or minus the length of a
+/// message (a clock outside the SCRU128 range).
+#[unsafe(no_mangle)]
+pub extern "C" fn scru128(now: f64) -> i32 {
+    match global_id(now) {
+        Ok(id) => {
+            put_fields(id);
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+/// `scru128String()`: a new ID's 26 characters into `text[0..26]`.
+#[unsafe(no_mangle)]
+pub extern "C" fn scru128_string(now: f64) -> i32 {
+    match global_id(now) {
+        Ok(id) => {
+            put_text(id.encode().as_bytes());
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+// ---- generator objects ----------------------------------------------------------------------
+
+/// One `generate()` of a `Scru128Generator` whose state is in `numbers[4..9]`: the ID
+/// into `numbers[0..4]`, the new state into `numbers[4..9]`, the logger event into
+/// `numbers[9]`. Draws from `crypto.getRandomValues` (`user` 0) or from the import
+/// `draw` (`user` 1). 0, or minus the length of a message.
+#[unsafe(no_mangle)]
+pub extern "C" fn step(now: f64, user: i32) -> i32 {
+    // The inputs are read before anything is drawn: a user's `nextUint32()` may make
+    // IDs, through this same block, before this call writes its results.
+    let mut state = [0.0; STATE_LEN];
+    with_io(|io| state.copy_from_slice(&io.numbers[4..4 + STATE_LEN]));
+    let outcome = if user == 0 {
+        api::step(&mut state, ms(now), &mut Pool)
+    } else {
+        // SAFETY: `draw` is the JavaScript import; it catches whatever the user's
+        // code throws and returns a number.
+        let mut rng = UserRandom::new(|bits| unsafe { draw(bits) });
+        let outcome = api::step(&mut state, ms(now), &mut rng);
+        if rng.refused {
+            return fail_with(|m| {
+                let _ = core::fmt::Write::write_str(m, api::REFUSED_MESSAGE);
+            });
+        }
+        outcome
+    };
+    match outcome {
+        Ok((id, event)) => {
+            with_io(|io| {
+                io.numbers[..4].copy_from_slice(&api::fields_of(id));
+                io.numbers[4..4 + STATE_LEN].copy_from_slice(&state);
+                io.numbers[9] = f64::from(event);
+            });
+            0
+        }
+        Err(err) => fail_with(|m| api::generate_message(&err, m)),
+    }
+}
+
+// ---- the codec -------------------------------------------------------------------------------
+
+/// `toString()`: the 26 characters of the ID whose fields are in `numbers[0..4]`, into
+/// `text[0..26]`; 0, or minus the length of a message (fields no ID has).
+#[unsafe(no_mangle)]
+pub extern "C" fn encode() -> i32 {
+    match id_in_io() {
+        Ok(id) => {
+            put_text(id.encode().as_bytes());
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+/// `Scru128Id.fromString` of the 26 code units in `units[0..26]`: the fields into
+/// `numbers[0..4]`; 0 if the units are the canonical text already, 1 if not (then
+/// the canonical text is in `text[0..26]`), or minus the length of a message.
+#[unsafe(no_mangle)]
+pub extern "C" fn parse() -> i32 {
+    let mut units = [0u16; 26];
+    with_io(|io| units.copy_from_slice(&io.units[..26]));
+    match api::parse_units(&units) {
+        Some((id, canonical)) => {
+            put_fields(id);
+            if canonical {
+                0
+            } else {
+                put_text(id.encode().as_bytes());
+                1
+            }
+        }
+        None => fail_with(|m| api::parse_message(&units, m)),
+    }
+}
+
+/// `Scru128Id.fromFields` of four integers: their check; 0, or minus the length of
+/// the message that names the field out of range.
+#[unsafe(no_mangle)]
+pub extern "C" fn check_fields(timestamp: f64, counter: f64, per_sec: f64, per_gen: f64) -> i32 {
+    let mut message = Message::new();
+    match api::from_fields(timestamp, counter, per_sec, per_gen, &mut message) {
+        Some(_) => 0,
+        None => fail(&message),
+    }
+}
+
+/// `Scru128Id.fromArrayBuffer`: the fields of the 16 bytes in `bytes` into
+/// `numbers[0..4]`.
+#[unsafe(no_mangle)]
+pub extern "C" fn from_bytes() {
+    let bytes = with_io(|io| io.bytes);
+    put_fields(Scru128Id::from_bytes(bytes));
+}
+
+/// `toArrayBuffer()`: the 16 bytes of the ID whose fields are in `numbers[0..4]`,
+/// into `bytes`; 0, or minus the length of a message.
+#[unsafe(no_mangle)]
+pub extern "C" fn to_bytes() -> i32 {
+    match id_in_io() {
+        Ok(id) => {
+            with_io(|io| io.bytes = id.to_bytes());
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+/// `toHex()`: `"0x"` and 32 lowercase hex digits into `text[0..34]`; 0, or minus the
+/// length of a message.
+#[unsafe(no_mangle)]
+pub extern "C" fn to_hex() -> i32 {
+    match id_in_io() {
+        Ok(id) => {
+            put_text(&api::to_hex(id));
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+/// The hex text being read by [`hex_feed`].
+static mut HEX: HexReader = HexReader::new();
+
+/// `Scru128Id.fromHex`, first call: starts reading a text.
+#[unsafe(no_mangle)]
+pub extern "C" fn hex_start() {
+    // SAFETY: as in `hex_feed`.
+    unsafe { *addr_of_mut!(HEX) = HexReader::new() };
+}
+
+/// Reads the next `len` code units of the text, from `units[0..len]`.
+#[unsafe(no_mangle)]
+pub extern "C" fn hex_feed(len: usize) {
+    let len = len.min(UNITS);
+    // SAFETY: one thread, and `feed` calls nothing that could come back into the module.
+    let hex = unsafe { &mut *addr_of_mut!(HEX) };
+    with_io(|io| hex.feed(&io.units[..len]));
+}
+
+/// The end of the text: the ID's fields into `numbers[0..4]`; 0, or minus the length
+/// of the message.
+#[unsafe(no_mangle)]
+pub extern "C" fn hex_finish() -> i32 {
+    let mut message = Message::new();
+    // SAFETY: as in `hex_feed`.
+    let id = unsafe { (*addr_of_mut!(HEX)).finish(&mut message) };
+    match id {
+        Some(id) => {
+            put_fields(id);
+            0
+        }
+        None => fail(&message),
+    }
+}
