@@ -129,3 +129,11 @@ export declare const scru128: () => Scru128Id;
  * representation, from the process-wide generator.
  */
 export declare const scru128String: () => string;
+
+/**
+ * Which engine runs the package here: `"native linux-x64-gnu"` (or `linux-arm64-gnu`,
+ * `linux-x64-musl`, `linux-arm64-musl`), the Rust library as a Node-API addon; or
+ * `"wasm"`, the same library built for WebAssembly (browsers, web workers, Deno, and
+ * every platform without an addon). Not in 1.0.1.
+ */
+export declare const ENGINE: string;
