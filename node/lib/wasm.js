@@ -34,9 +34,9 @@ let compiled;
 /**
  * A new instance of the module, as an engine. `getRandomValues(view)` fills a
  * Uint8Array with cryptographically secure random bytes (`crypto.getRandomValues`,
- * or Node's `randomFillSync`).
+ * or Node's `randomFillSync`); `why`, if given, is why this engine runs (for `ENGINE`).
  */
-function wasmEngine(getRandomValues) {
+function wasmEngine(getRandomValues, why) {
   if (compiled === undefined) {
     compiled = new WebAssembly.Module(decodeBase64(wasmBase64));
   }
@@ -93,7 +93,7 @@ function wasmEngine(getRandomValues) {
   };
 
   return {
-    name: "wasm",
+    name: why ? `wasm: ${why}` : "wasm",
     numbers,
     bytes,
     newId() {

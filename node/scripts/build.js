@@ -40,7 +40,22 @@ if (!libdir || !fs.existsSync(libdir) || fs.readdirSync(libdir).length === 0) {
   run("rustup", ["target", "add", WASM_TARGET]);
 }
 run(cargo, ["build", "--locked", "-p", "scru128-wasm", "--profile", "wasm", "--target", WASM_TARGET]);
-const wasm = fs.readFileSync(path.join(here, "target", WASM_TARGET, "wasm", "scru128_wasm.wasm"));
+const built = path.join(here, "target", WASM_TARGET, "wasm", "scru128_wasm.wasm");
+// binaryen's wasm-opt (a devDependency, pinned in package-lock.json) makes the module
+// about a sixth smaller (measured: 27 982 -> 23 473 bytes), and no slower; without it
+// (no `npm install`), the module is cargo's.
+const wasmOpt = path.join(here, "node_modules", "binaryen", "bin", "wasm-opt");
+let wasmFile = built;
+if (fs.existsSync(wasmOpt)) {
+  wasmFile = path.join(here, "target", WASM_TARGET, "wasm", "scru128_wasm.opt.wasm");
+  // The features Rust enables for this target by default (and every engine the package
+  // supports has).
+  const features = ["bulk-memory", "sign-ext", "mutable-globals", "nontrapping-float-to-int", "multivalue", "reference-types"];
+  run(process.execPath, [wasmOpt, "-O3", ...features.map((f) => `--enable-${f}`), built, "-o", wasmFile]);
+} else {
+  console.log("npm run build: no wasm-opt (run `npm install` for binaryen): the module is not optimized further");
+}
+const wasm = fs.readFileSync(wasmFile);
 fs.writeFileSync(
   path.join(here, "lib", "wasm-module.js"),
   '"use strict";\n' +

@@ -14,8 +14,6 @@
 
 #![no_std]
 
-use core::fmt::{self, Write};
-
 use scru128::{GenerateError, MAX_COUNTER, RandomSource, Scru128Generator, Scru128Id, TIMESTAMP_BIAS};
 
 // ---- IDs as JavaScript numbers ----------------------------------------------------------
@@ -73,23 +71,69 @@ impl Default for Message {
     }
 }
 
-impl Write for Message {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
+impl Message {
+    /// Appends `text` (cut at a character boundary if it does not fit).
+    pub fn push_str(&mut self, text: &str) -> &mut Self {
         let room = Self::CAPACITY - self.len;
-        let mut take = s.len().min(room);
-        while !s.is_char_boundary(take) {
+        let mut take = text.len().min(room);
+        while !text.is_char_boundary(take) {
             take -= 1;
         }
-        self.buf[self.len..self.len + take].copy_from_slice(&s.as_bytes()[..take]);
+        self.buf[self.len..self.len + take].copy_from_slice(&text.as_bytes()[..take]);
         self.len += take;
-        Ok(())
+        self
+    }
+
+    /// Appends a decimal integer.
+    pub fn push_u64(&mut self, mut n: u64) -> &mut Self {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        // ASCII digits.
+        self.push_str(core::str::from_utf8(&digits[i..]).unwrap_or(""))
+    }
+
+    /// Appends a character from the input, quoted: `'W'`; a control character as
+    /// `'\u{1b}'`, so that a message shows what was there and never carries a control
+    /// code into a terminal or a log.
+    pub fn push_quoted(&mut self, ch: char) -> &mut Self {
+        self.push_str("'");
+        if ch.is_control() {
+            self.push_str("\\u{");
+            let code = ch as u32;
+            let mut shift = 20;
+            let mut started = false;
+            while shift > 0 {
+                shift -= 4;
+                let digit = (code >> shift) & 0xf;
+                if digit != 0 || started || shift == 0 {
+                    started = true;
+                    self.push_str(&"0123456789abcdef"[digit as usize..digit as usize + 1]);
+                }
+            }
+            self.push_str("}");
+        } else if ch == '\'' || ch == '\\' {
+            // As Rust writes a char: the quote and the backslash escaped.
+            self.push_str("\\");
+            let mut utf8 = [0u8; 4];
+            self.push_str(ch.encode_utf8(&mut utf8));
+        } else {
+            let mut utf8 = [0u8; 4];
+            self.push_str(ch.encode_utf8(&mut utf8));
+        }
+        self.push_str("'")
     }
 }
 
-/// Writes `args` to `out` (a [`Message`] never fails to take text).
-fn say(out: &mut Message, args: fmt::Arguments<'_>) {
-    let _ = out.write_fmt(args);
-}
+// Messages are made without `core::fmt`: its machinery would be most of the
+// WebAssembly module.
 
 // ---- the 26-digit text -------------------------------------------------------------------
 
@@ -110,22 +154,42 @@ pub fn parse_units(units: &[u16; 26]) -> Option<(Scru128Id, bool)> {
     Some((id, canonical))
 }
 
+/// The digit values of the 26-digit form: `0-9`, `A-V` and `a-v`.
+const fn digit_value(unit: u16) -> Option<u8> {
+    match unit {
+        0x30..=0x39 => Some((unit - 0x30) as u8),
+        0x41..=0x56 => Some((unit - 0x41 + 10) as u8),
+        0x61..=0x76 => Some((unit - 0x61 + 10) as u8),
+        _ => None,
+    }
+}
+
 /// Why [`parse_units`] refused `units`: "invalid string representation: " (1.0.1's
-/// words) and the library's message (the digit, its position in characters; a lone
-/// surrogate shows as U+FFFD).
+/// words), then the library's message for that case (the same text the library's
+/// [`ParseError`](scru128::ParseError) shows for an ASCII input, tested): the first
+/// character that is not a digit and its position in characters (a lone surrogate
+/// shows as U+FFFD), or the first digit above 7.
 pub fn parse_message(units: &[u16; 26], out: &mut Message) {
-    // 26 characters take at most 26 × 4 bytes.
-    let mut utf8 = [0u8; 26 * 4];
-    let mut len = 0;
+    out.push_str("invalid string representation: ");
+    let mut pos = 0u64;
     for ch in char::decode_utf16(units.iter().copied()) {
         let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
-        len += ch.encode_utf8(&mut utf8[len..]).len();
+        let unit = if (ch as u32) < 0x80 { ch as u16 } else { 0xffff };
+        if digit_value(unit).is_none() {
+            out.push_str("invalid digit ")
+                .push_quoted(ch)
+                .push_str(" at position ")
+                .push_u64(pos)
+                .push_str(": expected 0-9 or A-V in either case");
+            return;
+        }
+        pos += 1;
     }
-    let text = core::str::from_utf8(&utf8[..len]).unwrap_or("");
-    match Scru128Id::try_from_str(text) {
-        Ok(_) => say(out, format_args!("invalid string representation")),
-        Err(err) => say(out, format_args!("invalid string representation: {err}")),
-    }
+    // Every character is a digit: the first is out of range.
+    let first = char::from_u32(u32::from(units[0])).unwrap_or('?');
+    out.push_str("out of range: the first digit is ")
+        .push_quoted(first)
+        .push_str(", above the largest allowed '7'");
 }
 
 // ---- fields ------------------------------------------------------------------------------
@@ -151,29 +215,23 @@ pub fn from_fields(
         // Integers are written as integers: no float formatting is linked (it would
         // double the WebAssembly module).
         if !is_integer(number) {
-            say(out, format_args!("invalid field value: {name} is not an integer"));
+            out.push_str("invalid field value: ").push_str(name).push_str(" is not an integer");
             return None;
         }
         if number < 0.0 {
-            if number > -9.0e18 {
-                say(out, format_args!("invalid field value: {name} {} is negative", number as i64));
-            } else {
-                say(out, format_args!("invalid field value: {name} is negative"));
+            out.push_str("invalid field value: ").push_str(name);
+            if number > -1.8e19 {
+                out.push_str(" -").push_u64((-number) as u64);
             }
+            out.push_str(" is negative");
             return None;
         }
         if number > max as f64 {
+            out.push_str("invalid field value: ").push_str(name);
             if number < 1.8e19 {
-                say(
-                    out,
-                    format_args!(
-                        "invalid field value: {name} {} is out of range (maximum {max})",
-                        number as u64
-                    ),
-                );
-            } else {
-                say(out, format_args!("invalid field value: {name} is out of range (maximum {max})"));
+                out.push_str(" ").push_u64(number as u64);
             }
+            out.push_str(" is out of range (maximum ").push_u64(max).push_str(")");
             return None;
         }
         *value = number as u64;
@@ -309,12 +367,12 @@ impl HexReader {
                 None => char::decode_utf16([unit]).next(),
             };
             let ch = ch.and_then(Result::ok).unwrap_or(char::REPLACEMENT_CHARACTER);
-            say(
-                out,
-                format_args!(
-                    "{HEAD}: invalid hex digit {ch:?} at position {pos}: expected 0-9 or a-f in either case"
-                ),
-            );
+            out.push_str(HEAD)
+                .push_str(": invalid hex digit ")
+                .push_quoted(ch)
+                .push_str(" at position ")
+                .push_u64(pos)
+                .push_str(": expected 0-9 or a-f in either case");
             return None;
         }
         if self.pending_zero {
@@ -322,24 +380,30 @@ impl HexReader {
             return Some(Scru128Id::from_u128(0));
         }
         if !self.digit {
-            say(out, format_args!("{HEAD}: no hex digits"));
+            out.push_str(HEAD).push_str(": no hex digits");
             return None;
         }
         if self.count > 32 {
-            say(
-                out,
-                format_args!(
-                    "{HEAD}: {} significant hex digits, more than 32 (128 bits)",
-                    self.count
-                ),
-            );
+            out.push_str(HEAD)
+                .push_str(": ")
+                .push_u64(self.count)
+                .push_str(" significant hex digits, more than 32 (128 bits)");
             return None;
         }
-        let n = self.count as usize;
-        let mut digits = [b'0'; 32];
-        digits[32 - n..].copy_from_slice(&self.significant[..n]);
-        // Only hex digits were kept.
-        Scru128Id::try_from_hex_ascii(&digits).ok()
+        // Only hex digits were kept, at most 32: the value fits.
+        let value = self.significant[..self.count as usize]
+            .iter()
+            .fold(0u128, |acc, &digit| (acc << 4) | u128::from(hex_value(digit)));
+        Some(Scru128Id::from_u128(value))
+    }
+}
+
+/// The value of an ASCII hex digit (either case).
+const fn hex_value(digit: u8) -> u8 {
+    match digit {
+        b'0'..=b'9' => digit - b'0',
+        b'a'..=b'f' => digit - b'a' + 10,
+        _ => digit.wrapping_sub(b'A').wrapping_add(10) & 0xf,
     }
 }
 
@@ -433,7 +497,20 @@ impl<R: RandomSource> RandomSource for Borrowed<'_, R> {
 /// A generator's error as JavaScript sees it: 1.0.1 threw a `RangeError` ("invalid
 /// field value", from `fromFields`) for a clock outside the SCRU128 range.
 pub fn generate_message(err: &GenerateError, out: &mut Message) {
-    say(out, format_args!("invalid field value: {err}"));
+    out.push_str("invalid field value: ");
+    match *err {
+        GenerateError::ClockOutOfRange { unix_ts_ms } => {
+            out.push_str("the clock reads unix time ")
+                .push_u64(unix_ts_ms)
+                .push_str(" ms, outside the range SCRU128 can generate (2020-01-01T00:00:00.001Z to 2577-06-22T06:20:44.414Z)");
+        }
+        GenerateError::TimestampExhausted => {
+            out.push_str("no greater ID left: the counter overflowed at the last timestamp");
+        }
+        _ => {
+            out.push_str("the generator refused to make an ID");
+        }
+    }
 }
 
 /// `|number|` (core has no `f64::abs` before Rust 1.85).

@@ -232,7 +232,7 @@ fn a_failed_step_leaves_the_state() {
     assert_eq!(state, before);
     let mut out = Message::new();
     generate_message(&err, &mut out);
-    assert!(out.as_str().starts_with("invalid field value: clock reads unix time 1000 ms"), "{}", out.as_str());
+    assert!(out.as_str().starts_with("invalid field value: the clock reads unix time 1000 ms"), "{}", out.as_str());
 }
 
 #[test]
@@ -290,9 +290,42 @@ fn parsing_says_whether_the_text_was_canonical() {
 fn a_message_is_cut_at_a_character_boundary() {
     let mut out = Message::new();
     for _ in 0..200 {
-        let _ = out.write_str("é");
+        out.push_str("é");
     }
     assert_eq!(out.as_str().len(), Message::CAPACITY);
-    let _ = out.write_str("x");
+    out.push_str("x");
     assert_eq!(out.as_str().chars().count(), Message::CAPACITY / 2);
+}
+
+#[test]
+fn messages_write_numbers_and_characters() {
+    let mut out = Message::new();
+    out.push_u64(0).push_str(" ").push_u64(u64::MAX).push_str(" ");
+    out.push_quoted('W').push_quoted('é').push_quoted('\u{1b}').push_quoted('\0').push_quoted('\u{9f}');
+    assert_eq!(out.as_str(), "0 18446744073709551615 'W''é''\\u{1b}''\\u{0}''\\u{9f}'");
+}
+
+#[test]
+fn parse_messages_are_the_library_s_for_every_ascii_input() {
+    // Every printable ASCII character at every position of a valid ID, and the first
+    // digit above 7: the message is the library's own (its `ParseError`), after
+    // 1.0.1's words.
+    let valid = *b"00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
+    let mut checked = 0;
+    for pos in 0..26 {
+        for byte in 0x20u8..0x7f {
+            let mut text = valid;
+            text[pos] = byte;
+            let units: [u16; 26] = core::array::from_fn(|i| u16::from(text[i]));
+            let library = Scru128Id::try_from_ascii(&text);
+            assert_eq!(parse_units(&units).map(|(id, _)| id), library.clone().ok());
+            if let Err(err) = library {
+                let mut out = Message::new();
+                parse_message(&units, &mut out);
+                assert_eq!(out.as_str(), std::format!("invalid string representation: {err}"));
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
 }

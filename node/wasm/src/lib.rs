@@ -126,6 +126,23 @@ impl RandomSource for Pool {
     }
 }
 
+/// The random source of a generator object: the pool, or the user's `nextUint32()`
+/// (one type for both, so that the generator's code is in the module once).
+struct Draws<F> {
+    user: bool,
+    from_user: UserRandom<F>,
+}
+
+impl<F: FnMut(u32) -> f64> RandomSource for Draws<F> {
+    fn next_u32(&mut self) -> u32 {
+        if self.user { self.from_user.next_u32() } else { Pool.next_u32() }
+    }
+
+    fn next_bits(&mut self, bits: u32) -> u32 {
+        if self.user { self.from_user.next_bits(bits) } else { Pool.next_bits(bits) }
+    }
+}
+
 /// A clock the generators never read: the time is each call's argument.
 struct GivenTime;
 
@@ -193,10 +210,7 @@ fn global_id(now: f64) -> Result<Scru128Id, i32> {
         let busy = addr_of_mut!(BUSY);
         if *busy {
             return Err(fail_with(|m| {
-                let _ = core::fmt::Write::write_str(
-                    m,
-                    "scru128() called from inside crypto.getRandomValues",
-                );
+                m.push_str("scru128() called from inside crypto.getRandomValues");
             }));
         }
         *busy = true;
@@ -249,20 +263,18 @@ pub extern "C" fn step(now: f64, user: i32) -> i32 {
     // IDs, through this same block, before this call writes its results.
     let mut state = [0.0; STATE_LEN];
     with_io(|io| state.copy_from_slice(&io.numbers[4..4 + STATE_LEN]));
-    let outcome = if user == 0 {
-        api::step(&mut state, ms(now), &mut Pool)
-    } else {
-        // SAFETY: `draw` is the JavaScript import; it catches whatever the user's
-        // code throws and returns a number.
-        let mut rng = UserRandom::new(|bits| unsafe { draw(bits) });
-        let outcome = api::step(&mut state, ms(now), &mut rng);
-        if rng.refused {
-            return fail_with(|m| {
-                let _ = core::fmt::Write::write_str(m, api::REFUSED_MESSAGE);
-            });
-        }
-        outcome
+    let mut rng = Draws {
+        user: user != 0,
+        // SAFETY: `draw` is the JavaScript import; it catches whatever the user's code
+        // throws and returns a number.
+        from_user: UserRandom::new(|bits| unsafe { draw(bits) }),
     };
+    let outcome = api::step(&mut state, ms(now), &mut rng);
+    if rng.from_user.refused {
+        return fail_with(|m| {
+            m.push_str(api::REFUSED_MESSAGE);
+        });
+    }
     match outcome {
         Ok((id, event)) => {
             with_io(|io| {
