@@ -7,7 +7,9 @@
 //   as scru128.<platform>-<arch>-<gnu|musl>.node, the name index.js loads. Built so, it
 //   needs this machine's glibc; scripts/release builds the addons it ships for glibc
 //   2.17 (and musl) with cargo-zigbuild and hands them in as
-//   `SCRU128_NODE_ADDONS=linux-x64-gnu=path,linux-arm64-gnu=path,...`, copied instead.
+//   `SCRU128_NODE_ADDONS=linux-x64-gnu=path,linux-arm64-gnu=path`, copied instead;
+//   `SCRU128_NODE_MORE_ADDONS=name=path,...` are copied besides this machine's
+//   (scripts/test-node's arm64 addon).
 "use strict";
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -83,6 +85,8 @@ const addons = given
       run(cargo, ["build", "--release", "--locked", "-p", "scru128-node"]);
       return [[hostName(), path.join(here, "target", "release", "libscru128_node.so")]];
     })();
+const more = process.env.SCRU128_NODE_MORE_ADDONS;
+if (more) addons.push(...more.split(",").map((pair) => pair.split("=")));
 for (const [name, built] of addons) {
   const dest = path.join(here, `scru128.${name}.node`);
   fs.copyFileSync(built, dest);
