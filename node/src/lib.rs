@@ -146,7 +146,9 @@ pub fn new_io(env: Env) -> Result<JsObject> {
     let mut pair = env.create_array_with_length(2)?;
     pair.set_element(0, env.create_uint32(slot)?)?;
     // SAFETY: `buffer` is the live array buffer just made in this environment.
-    pair.set_element(1, unsafe { JsUnknown::from_raw_unchecked(env.raw(), buffer) })?;
+    pair.set_element(1, unsafe {
+        JsUnknown::from_raw_unchecked(env.raw(), buffer)
+    })?;
     Ok(pair)
 }
 
@@ -176,7 +178,9 @@ fn id_in(env: &Env, slot: u32) -> Result<Scru128Id> {
 
 #[inline]
 fn put_fields(env: &Env, slot: u32, id: Scru128Id) -> Result<()> {
-    with_io(env, slot, |io| io.numbers[..4].copy_from_slice(&api::fields_of(id)))
+    with_io(env, slot, |io| {
+        io.numbers[..4].copy_from_slice(&api::fields_of(id))
+    })
 }
 
 // ---- the process-wide generator -----------------------------------------------------------
@@ -291,7 +295,13 @@ pub fn check_fields(
     per_gen_random: f64,
 ) -> Option<String> {
     let mut message = Message::new();
-    match api::from_fields(timestamp, counter, per_sec_random, per_gen_random, &mut message) {
+    match api::from_fields(
+        timestamp,
+        counter,
+        per_sec_random,
+        per_gen_random,
+        &mut message,
+    ) {
         Some(_) => None,
         None => Some(message.as_str().to_owned()),
     }
@@ -432,7 +442,9 @@ pub fn step(env: Env, slot: u32, draw: Option<JsUnknown>) -> Result<()> {
     // The state is read before anything is drawn: the draw function may make IDs,
     // through this same block, before this call writes its results.
     let mut state = [0.0; STATE_LEN];
-    with_io(&env, slot, |io| state.copy_from_slice(&io.numbers[4..4 + STATE_LEN]))?;
+    with_io(&env, slot, |io| {
+        state.copy_from_slice(&io.numbers[4..4 + STATE_LEN])
+    })?;
     let now = SystemClock.unix_ts_ms();
     let (id, event) = match draw {
         None => {

@@ -14,7 +14,9 @@
 
 #![no_std]
 
-use scru128::{GenerateError, MAX_COUNTER, RandomSource, Scru128Generator, Scru128Id, TIMESTAMP_BIAS};
+use scru128::{
+    GenerateError, MAX_COUNTER, RandomSource, Scru128Generator, Scru128Id, TIMESTAMP_BIAS,
+};
 
 // ---- IDs as JavaScript numbers ----------------------------------------------------------
 
@@ -34,7 +36,13 @@ pub fn fields_of(id: Scru128Id) -> [f64; 4] {
 /// The ID of four field values, if each is an integer in its field's range.
 #[inline]
 pub fn id_of_fields(fields: [f64; 4]) -> Option<Scru128Id> {
-    from_fields(fields[0], fields[1], fields[2], fields[3], &mut Message::new())
+    from_fields(
+        fields[0],
+        fields[1],
+        fields[2],
+        fields[3],
+        &mut Message::new(),
+    )
 }
 
 // ---- messages --------------------------------------------------------------------------
@@ -149,8 +157,16 @@ pub fn parse_units(units: &[u16; 26]) -> Option<(Scru128Id, bool)> {
         }
         *byte = unit as u8;
     }
-    let id = Scru128Id::try_from_ascii(&ascii).ok()?;
-    let canonical = *id.encode().as_bytes() == ascii;
+    parse_bytes(&ascii)
+}
+
+/// [`parse_units`] of 26 code units that are each below 256, as bytes.
+#[inline]
+pub fn parse_bytes(ascii: &[u8; 26]) -> Option<(Scru128Id, bool)> {
+    let id = Scru128Id::try_from_ascii(ascii).ok()?;
+    // Valid text is canonical when it has no lowercase digit (the canonical text is
+    // the same digits in uppercase).
+    let canonical = !ascii.iter().any(|b| b.is_ascii_lowercase());
     Some((id, canonical))
 }
 
@@ -174,7 +190,11 @@ pub fn parse_message(units: &[u16; 26], out: &mut Message) {
     let mut pos = 0u64;
     for ch in char::decode_utf16(units.iter().copied()) {
         let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
-        let unit = if (ch as u32) < 0x80 { ch as u16 } else { 0xffff };
+        let unit = if (ch as u32) < 0x80 {
+            ch as u16
+        } else {
+            0xffff
+        };
         if digit_value(unit).is_none() {
             out.push_str("invalid digit ")
                 .push_quoted(ch)
@@ -207,7 +227,11 @@ pub fn from_fields(
     let fields = [
         ("timestamp", timestamp, scru128::MAX_TIMESTAMP),
         ("counter", counter, u64::from(MAX_COUNTER)),
-        ("perSecRandom", per_sec_random, u64::from(scru128::MAX_PER_SEC_RANDOM)),
+        (
+            "perSecRandom",
+            per_sec_random,
+            u64::from(scru128::MAX_PER_SEC_RANDOM),
+        ),
         ("perGenRandom", per_gen_random, u64::from(u32::MAX)),
     ];
     let mut values = [0u64; 4];
@@ -215,7 +239,9 @@ pub fn from_fields(
         // Integers are written as integers: no float formatting is linked (it would
         // double the WebAssembly module).
         if !is_integer(number) {
-            out.push_str("invalid field value: ").push_str(name).push_str(" is not an integer");
+            out.push_str("invalid field value: ")
+                .push_str(name)
+                .push_str(" is not an integer");
             return None;
         }
         if number < 0.0 {
@@ -231,14 +257,21 @@ pub fn from_fields(
             if number < 1.8e19 {
                 out.push_str(" ").push_u64(number as u64);
             }
-            out.push_str(" is out of range (maximum ").push_u64(max).push_str(")");
+            out.push_str(" is out of range (maximum ")
+                .push_u64(max)
+                .push_str(")");
             return None;
         }
         *value = number as u64;
     }
     // In range, as just checked: the library cannot refuse them.
-    Scru128Id::try_from_fields(values[0], values[1] as u32, values[2] as u32, values[3] as u32)
-        .ok()
+    Scru128Id::try_from_fields(
+        values[0],
+        values[1] as u32,
+        values[2] as u32,
+        values[3] as u32,
+    )
+    .ok()
 }
 
 // ---- the hex form ------------------------------------------------------------------------
@@ -366,7 +399,9 @@ impl HexReader {
                 Some(low) => char::decode_utf16([unit, low]).next(),
                 None => char::decode_utf16([unit]).next(),
             };
-            let ch = ch.and_then(Result::ok).unwrap_or(char::REPLACEMENT_CHARACTER);
+            let ch = ch
+                .and_then(Result::ok)
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
             out.push_str(HEAD)
                 .push_str(": invalid hex digit ")
                 .push_quoted(ch)
@@ -393,7 +428,9 @@ impl HexReader {
         // Only hex digits were kept, at most 32: the value fits.
         let value = self.significant[..self.count as usize]
             .iter()
-            .fold(0u128, |acc, &digit| (acc << 4) | u128::from(hex_value(digit)));
+            .fold(0u128, |acc, &digit| {
+                (acc << 4) | u128::from(hex_value(digit))
+            });
         Some(Scru128Id::from_u128(value))
     }
 }
@@ -521,7 +558,8 @@ fn magnitude(number: f64) -> f64 {
 /// `Number.isInteger`: finite, with no fractional part. From 2^52 on every double is
 /// an integer; below, `as i64` truncates toward zero.
 fn is_integer(number: f64) -> bool {
-    number.is_finite() && (magnitude(number) >= 4_503_599_627_370_496.0 || (number as i64) as f64 == number)
+    number.is_finite()
+        && (magnitude(number) >= 4_503_599_627_370_496.0 || (number as i64) as f64 == number)
 }
 
 /// ECMAScript's `ToUint32` of a number: the integer part modulo 2^32; `NaN` and the

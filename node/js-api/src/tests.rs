@@ -22,7 +22,17 @@ fn hex_model(text: &str) -> Option<u128> {
     if significant.len() > 32 {
         return None;
     }
-    Some(u128::from_str_radix(if significant.is_empty() { "0" } else { significant }, 16).unwrap())
+    Some(
+        u128::from_str_radix(
+            if significant.is_empty() {
+                "0"
+            } else {
+                significant
+            },
+            16,
+        )
+        .unwrap(),
+    )
 }
 
 fn read_hex(units: &[u16], pieces: usize) -> (Option<Scru128Id>, String) {
@@ -41,7 +51,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 }
@@ -67,7 +80,10 @@ fn hex_reader_agrees_with_the_rule_of_1_0_1() {
         if expected.is_some() {
             accepted += 1;
         } else {
-            assert!(message.starts_with("invalid hexadecimal integer representation: "), "{message}");
+            assert!(
+                message.starts_with("invalid hexadecimal integer representation: "),
+                "{message}"
+            );
         }
     }
     // Both sides of the rule were reached often.
@@ -100,22 +116,30 @@ fn hex_messages_say_what_and_where_in_characters() {
     assert_eq!(message("0x"), std::format!("{head}: no hex digits"));
     assert_eq!(
         message("0x12g4"),
-        std::format!("{head}: invalid hex digit 'g' at position 4: expected 0-9 or a-f in either case")
+        std::format!(
+            "{head}: invalid hex digit 'g' at position 4: expected 0-9 or a-f in either case"
+        )
     );
     // A surrogate pair before it counts as one character, and is shown whole.
     assert_eq!(
         message("😀"),
-        std::format!("{head}: invalid hex digit '😀' at position 0: expected 0-9 or a-f in either case")
+        std::format!(
+            "{head}: invalid hex digit '😀' at position 0: expected 0-9 or a-f in either case"
+        )
     );
     assert_eq!(
         message("1é😀"),
-        std::format!("{head}: invalid hex digit 'é' at position 1: expected 0-9 or a-f in either case")
+        std::format!(
+            "{head}: invalid hex digit 'é' at position 1: expected 0-9 or a-f in either case"
+        )
     );
     // A lone surrogate shows as U+FFFD.
     let units = [u16::from(b'1'), 0xd800, u16::from(b'2')];
     assert_eq!(
         read_hex(&units, 1).1,
-        std::format!("{head}: invalid hex digit '\u{fffd}' at position 1: expected 0-9 or a-f in either case")
+        std::format!(
+            "{head}: invalid hex digit '\u{fffd}' at position 1: expected 0-9 or a-f in either case"
+        )
     );
     // The pair split across two pieces is still one character.
     let units: Vec<u16> = "ab😀".encode_utf16().collect();
@@ -144,7 +168,7 @@ fn to_uint32_is_ecmascript_s() {
         (f64::NAN, 0),
         (f64::INFINITY, 0),
         (f64::NEG_INFINITY, 0),
-        (9_007_199_254_740_994.0, 2), // 2^53 + 2
+        (9_007_199_254_740_994.0, 2),         // 2^53 + 2
         (18_446_744_073_709_555_712.0, 4096), // 2^64 + 2^12
         (1.0e300, 0),
     ];
@@ -215,7 +239,10 @@ fn steps_stay_in_order_through_any_step_back_and_tell_the_counter_limit() {
     for (i, now) in readings.into_iter().enumerate() {
         // Every counter drawn is the largest: each ID at the last timestamp overflows.
         let (id, event) = step(&mut state, now, &mut || 0x0fff_ffffu32).unwrap();
-        assert!(last.is_none_or(|last| id > last), "ID {i} is not above the one before");
+        assert!(
+            last.is_none_or(|last| id > last),
+            "ID {i} is not above the one before"
+        );
         last = Some(id);
         events.push(event);
     }
@@ -232,7 +259,12 @@ fn a_failed_step_leaves_the_state() {
     assert_eq!(state, before);
     let mut out = Message::new();
     generate_message(&err, &mut out);
-    assert!(out.as_str().starts_with("invalid field value: the clock reads unix time 1000 ms"), "{}", out.as_str());
+    assert!(
+        out.as_str()
+            .starts_with("invalid field value: the clock reads unix time 1000 ms"),
+        "{}",
+        out.as_str()
+    );
 }
 
 #[test]
@@ -247,7 +279,10 @@ fn fields_are_checked_with_messages_that_name_the_field() {
     assert_eq!(check(1.0, 2.0, 3.0, 4.0).map(|id| id.counter()), Ok(2));
     assert_eq!(
         check(1.0, 268_435_456.0, 3.0, 4.0),
-        Err("invalid field value: counter 268435456 is out of range (maximum 268435455)".to_string())
+        Err(
+            "invalid field value: counter 268435456 is out of range (maximum 268435455)"
+                .to_string()
+        )
     );
     assert_eq!(
         check(-5.0, 0.0, 0.0, 0.0),
@@ -275,7 +310,10 @@ fn parsing_says_whether_the_text_was_canonical() {
     let (id, canonical) = parse_units(&units("00PGHAJ3Q9VAJ7IU6PQBHBUAK4")).unwrap();
     assert!(canonical);
     assert_eq!(id.to_u128(), 0x00cc22a98f49faa67978d9d2e2bf2a84);
-    assert_eq!(parse_units(&units("00pghaj3q9vaj7iu6pqbhbuak4")), Some((id, false)));
+    assert_eq!(
+        parse_units(&units("00pghaj3q9vaj7iu6pqbhbuak4")),
+        Some((id, false))
+    );
     let mut out = Message::new();
     let bad = units("00PGHAJ3Q9VAJ7IU6PQBHBUAKé");
     assert_eq!(parse_units(&bad), None);
@@ -300,9 +338,19 @@ fn a_message_is_cut_at_a_character_boundary() {
 #[test]
 fn messages_write_numbers_and_characters() {
     let mut out = Message::new();
-    out.push_u64(0).push_str(" ").push_u64(u64::MAX).push_str(" ");
-    out.push_quoted('W').push_quoted('é').push_quoted('\u{1b}').push_quoted('\0').push_quoted('\u{9f}');
-    assert_eq!(out.as_str(), "0 18446744073709551615 'W''é''\\u{1b}''\\u{0}''\\u{9f}'");
+    out.push_u64(0)
+        .push_str(" ")
+        .push_u64(u64::MAX)
+        .push_str(" ");
+    out.push_quoted('W')
+        .push_quoted('é')
+        .push_quoted('\u{1b}')
+        .push_quoted('\0')
+        .push_quoted('\u{9f}');
+    assert_eq!(
+        out.as_str(),
+        "0 18446744073709551615 'W''é''\\u{1b}''\\u{0}''\\u{9f}'"
+    );
 }
 
 #[test]
@@ -322,7 +370,10 @@ fn parse_messages_are_the_library_s_for_every_ascii_input() {
             if let Err(err) = library {
                 let mut out = Message::new();
                 parse_message(&units, &mut out);
-                assert_eq!(out.as_str(), std::format!("invalid string representation: {err}"));
+                assert_eq!(
+                    out.as_str(),
+                    std::format!("invalid string representation: {err}")
+                );
                 checked += 1;
             }
         }

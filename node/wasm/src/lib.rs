@@ -135,11 +135,19 @@ struct Draws<F> {
 
 impl<F: FnMut(u32) -> f64> RandomSource for Draws<F> {
     fn next_u32(&mut self) -> u32 {
-        if self.user { self.from_user.next_u32() } else { Pool.next_u32() }
+        if self.user {
+            self.from_user.next_u32()
+        } else {
+            Pool.next_u32()
+        }
     }
 
     fn next_bits(&mut self, bits: u32) -> u32 {
-        if self.user { self.from_user.next_bits(bits) } else { Pool.next_bits(bits) }
+        if self.user {
+            self.from_user.next_bits(bits)
+        } else {
+            Pool.next_bits(bits)
+        }
     }
 }
 
@@ -321,6 +329,25 @@ pub extern "C" fn parse() -> i32 {
             }
         }
         None => fail_with(|m| api::parse_message(&units, m)),
+    }
+}
+
+/// [`parse`] of 26 code units that are each below 256, handed in as arguments, four to
+/// an argument (the first in the low byte; `g` holds the last two): no copy through
+/// memory. Returns as [`parse`], -1 for text that is not an ID (its message comes
+/// from [`parse`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn parse_packed(a: u32, b: u32, c: u32, d: u32, e: u32, f: u32, g: u32) -> i32 {
+    let mut bytes = [0u8; 26];
+    for (chunk, word) in bytes.chunks_mut(4).zip([a, b, c, d, e, f, g]) {
+        chunk.copy_from_slice(&word.to_le_bytes()[..chunk.len()]);
+    }
+    match api::parse_bytes(&bytes) {
+        Some((id, canonical)) => {
+            put_fields(id);
+            i32::from(!canonical)
+        }
+        None => -1,
     }
 }
 
