@@ -131,9 +131,10 @@ export declare const scru128: () => Scru128Id;
 export declare const scru128String: () => string;
 
 /**
- * Which engine runs the package here: `"native linux-x64-gnu"` (or `linux-arm64-gnu`,
- * `linux-x64-musl`, `linux-arm64-musl`), the Rust library as a Node-API addon; or
- * `"wasm"`, the same library built for WebAssembly (browsers, web workers, Deno, and
- * every platform without an addon). Not in 1.0.1.
+ * Which engine runs the package here, in one line: `"native linux-x64-gnu"` or
+ * `"native linux-arm64-gnu"`, the Rust library as a Node-API addon; or `"wasm"` (in
+ * browsers, web workers and Deno) or `"wasm: <why not native>"` (in Node.js and Bun,
+ * e.g. `"wasm: no native addon for darwin-arm64"`), the same library built for
+ * WebAssembly. Not in 1.0.1.
  */
 export declare const ENGINE: string;

@@ -187,8 +187,7 @@ const fn digit_value(unit: u16) -> Option<u8> {
 /// shows as U+FFFD), or the first digit above 7.
 pub fn parse_message(units: &[u16; 26], out: &mut Message) {
     out.push_str("invalid string representation: ");
-    let mut pos = 0u64;
-    for ch in char::decode_utf16(units.iter().copied()) {
+    for (pos, ch) in char::decode_utf16(units.iter().copied()).enumerate() {
         let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
         let unit = if (ch as u32) < 0x80 {
             ch as u16
@@ -199,11 +198,10 @@ pub fn parse_message(units: &[u16; 26], out: &mut Message) {
             out.push_str("invalid digit ")
                 .push_quoted(ch)
                 .push_str(" at position ")
-                .push_u64(pos)
+                .push_u64(pos as u64)
                 .push_str(": expected 0-9 or A-V in either case");
             return;
         }
-        pos += 1;
     }
     // Every character is a digit: the first is out of range.
     let first = char::from_u32(u32::from(units[0])).unwrap_or('?');
