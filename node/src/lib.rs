@@ -335,10 +335,19 @@ pub fn from_hex(env: Env, value: JsUnknown, slot: u32) -> Result<Option<String>>
         return Err(type_error(&env, "expected a string"));
     }
     let len = utf16_len(&env, &value)?;
-    let mut units = vec![0u16; len + 1];
+    // A hex form is at most 34 units unless it has leading zeros: those fit on the
+    // stack; a longer text is copied to the heap whole.
+    let mut short = [0u16; 64];
+    let mut long = Vec::new();
+    let units: &mut [u16] = if len < short.len() {
+        &mut short
+    } else {
+        long.resize(len + 1, 0);
+        &mut long
+    };
     let mut written = 0usize;
-    // SAFETY: `value` is a string of `env`; `units` has room for `len + 1` code units,
-    // the size passed.
+    // SAFETY: `value` is a string of `env`; `units` has room for more than `len` code
+    // units, the size passed.
     let status = unsafe {
         sys::napi_get_value_string_utf16(
             env.raw(),
