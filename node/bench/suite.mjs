@@ -7,10 +7,14 @@
 // libs: { name: module namespace of a 1.0.1-style API }; extra: { name: () => string }
 // for operations of other libraries (crypto.randomUUID()).
 
-let sink = 0;
-
-/** The operations of a library: name -> (n) => void, over its own inputs. */
-function operations(lib) {
+/**
+ * The operations of a library: name -> (n) => void, over its own inputs. Compiled
+ * anew for each library (`new Function`), so that one library's objects do not make
+ * the engine's optimized code for another polymorphic: each is measured as a program
+ * using only it would run.
+ */
+const OPERATIONS = `
+  let sink = 0;
   // Flat strings, as text read from a file or the network is (a string built by
   // concatenation, as 1.0.1's scru128String() builds it, is read more slowly).
   const flat = (s) => s.split("").join("");
@@ -52,6 +56,10 @@ function operations(lib) {
       for (let i = 0; i < n; i++) sink ^= lib.Scru128Id.fromHex("0x00cc22a98f49faa67978d9d2e2bf2a84").counter & 1;
     },
   };
+`;
+
+function operations(lib) {
+  return new Function("lib", OPERATIONS)(lib);
 }
 
 const median = (xs) => {
@@ -71,8 +79,27 @@ export function runBenchmark({ libs, extra = {}, rounds = 11, calls = 100_000, n
       cases.push({ op, lib: libName, ...c, times: [] });
     }
   }
+  // The floors: what every ID of every library costs at least, in this engine: one
+  // clock read, and the 26 characters of a string read out of it.
+  const floors = new Function(`
+    let sink = 0;
+    const strings = Array.from({ length: 1024 }, (_, i) => (i.toString(32).padStart(6, "0") + "00PGHAJ3Q9VAJ7IU6PQBHB").slice(0, 26).split("").join(""));
+    return {
+      "floor: Date.now()": (n) => { for (let i = 0; i < n; i++) sink ^= Date.now() & 1; },
+      "floor: 26 x charCodeAt": (n) => {
+        for (let i = 0; i < n; i++) {
+          const s = strings[i & 1023];
+          let a = 0;
+          for (let j = 0; j < 26; j++) a += s.charCodeAt(j);
+          sink ^= a;
+        }
+      },
+    };
+  `)();
+  for (const [name, run] of Object.entries(floors)) cases.push({ op: name, lib: "", run, times: [] });
   for (const [name, f] of Object.entries(extra)) {
-    cases.push({ op: name, lib: "", run: (n) => { for (let i = 0; i < n; i++) sink ^= f().length; }, times: [] });
+    const run = new Function("f", "let sink = 0; return (n) => { for (let i = 0; i < n; i++) sink ^= f().length; };")(f);
+    cases.push({ op: name, lib: "", run, times: [] });
   }
   // Warm-up (the JIT), then the rounds.
   for (const c of cases) {
@@ -92,7 +119,7 @@ export function runBenchmark({ libs, extra = {}, rounds = 11, calls = 100_000, n
     ns[c.op] ??= {};
     ns[c.op][c.lib] = median(c.times);
   }
-  return { ns, rounds, calls, sink };
+  return { ns, rounds, calls };
 }
 
 /** The results as a Markdown table: ns per call of each library and the ratios to `ref`. */
