@@ -365,6 +365,12 @@ impl State {
         self.clock_high = self.clock_high.max(last.timestamp());
     }
 
+    /// Sets the rollback allowance (see [`Scru128Generator::set_rollback_allowance`]).
+    #[cfg(feature = "std")]
+    pub(crate) fn set_rollback_allowance(&mut self, ms: u64) {
+        self.rollback_allowance = ms;
+    }
+
     /// The state as numbers, for [`Scru128Generator::__state`].
     const fn to_parts(&self) -> [u64; 6] {
         [

@@ -279,6 +279,16 @@ fn claim_locked(
     })
 }
 
+/// Sets the rollback allowance of the process-wide generator (default 10 000 ms); see
+/// [`crate::__private::set_process_rollback_allowance`].
+pub(crate) fn set_rollback_allowance(ms: u64) {
+    // Only a signal handler that interrupted this thread's own claim could find the
+    // lock held by this thread; a front end calls this when it loads.
+    if let Ok(mut state) = SHARED.state.lock() {
+        state.set_rollback_allowance(ms);
+    }
+}
+
 /// Fork handler (child): see [`ForkLock::adopt_in_child`].
 #[cfg(unix)]
 pub(crate) fn adopt_lock_in_child() {

@@ -222,6 +222,17 @@ pub mod __private {
         crate::global_gen::last_id_made_here()
     }
 
+    /// Sets how far the clock may go back and the process-wide generator
+    /// ([`scru128()`](crate::scru128)) still carry on from its last timestamp (default
+    /// 10 000 ms; see [`Scru128Generator::set_rollback_allowance`](crate::Scru128Generator::set_rollback_allowance)).
+    /// For a front end whose users expect another rule: the npm package sets
+    /// `u64::MAX`, as npm scru128 1.0.1 never started over (node/). Each copy of the
+    /// library (each extension module) has its own process-wide generator.
+    #[cfg(feature = "std")]
+    pub fn set_process_rollback_allowance(ms: u64) {
+        crate::global_gen::set_rollback_allowance(ms);
+    }
+
     /// Keeps the default panic hook from printing the library's own panics (messages
     /// starting `scru128: `: a clock out of range, an entropy failure), for the front
     /// ends (node/, python/), which turn them into exceptions with the message; other

@@ -117,6 +117,9 @@ std::thread_local! {
 /// under the addon, and crash the process.)
 #[napi(js_name = "newIo")]
 pub fn new_io(env: Env) -> Result<JsObject> {
+    // 1.0.1 kept its last timestamp through any clock step back: so does this copy of
+    // the library's process-wide generator (test/clock.test.js).
+    scru128::__private::set_process_rollback_allowance(api::ROLLBACK_ALLOWANCE);
     let data: *mut Io = Box::leak(Box::new(Io {
         numbers: [0.0; 16],
         bytes: [0; 16],
