@@ -44,3 +44,35 @@ test("review: in Chromium, one failure of crypto.getRandomValues does not break 
     await server.close();
   }
 });
+
+// Finding 7: the browser entry compiles its WebAssembly from bytes at import
+// (lib/wasm.js: `new WebAssembly.Module(...)`), which a Content Security Policy that
+// does not allow 'wasm-unsafe-eval' (or 'unsafe-eval') forbids: with the common
+// `script-src 'self'` the import of the package throws a CompileError, and with it
+// every module of the page that imports it. 1.0.1, plain JavaScript, loads and runs
+// under the same policy (checked by the reviewer with 1.0.1's own build in the same
+// page). No fallback, and nothing in the docs says so. (Cloudflare Workers forbid
+// compiling WebAssembly from bytes too; not testable here.)
+test("review: in Chromium, the package loads and makes IDs under a CSP without 'wasm-unsafe-eval', as 1.0.1 did", { skip, timeout: 120_000 }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "scru128-v1-review-csp-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  await bundle(path.join(here, "review", "csp-lib.mjs"), path.join(dir, "csp-lib.js"));
+  fs.copyFileSync(path.join(here, "review", "csp-page.mjs"), path.join(dir, "page.js"));
+  fs.writeFileSync(
+    path.join(dir, "index.html"),
+    `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self'"><script type="module" src="page.js"></script>`,
+  );
+  const server = await serve(dir);
+  const browser = await launch(chromiumPath());
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => globalThis.__result !== undefined, null, { timeout: 60_000 });
+    const result = await page.evaluate(() => globalThis.__result);
+    assert.equal(result.error, undefined, result.error);
+    assert.match(result.id, /^[0-7][0-9A-V]{25}$/);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});
