@@ -189,3 +189,27 @@ test("review: node/README.md describes the package as it is now", () => {
   }
   assert.ok(!readme.includes("bench/purejs.mjs") || fs.existsSync(path.join(__dirname, "..", "bench", "purejs.mjs")), "the README's baseline exists");
 });
+
+// Finding 8 (low): where no addon is shipped the package needs WebAssembly, with no
+// fallback: in a runtime without it (`node --jitless`, Safari's Lockdown Mode, Hermes
+// in React Native) loading the package throws "WebAssembly is not defined", where
+// 1.0.1, plain JavaScript, ran. Shown as macOS (pretended as test/loader.test.js
+// does) under `node --jitless`.
+test("review: on a platform without an addon and without WebAssembly (node --jitless), the package still loads", () => {
+  const { spawnSync } = require("node:child_process");
+  const os = require("node:os");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "scru128-v1-review-"));
+  try {
+    const preload = path.join(dir, "darwin.js");
+    fs.writeFileSync(preload, 'Object.defineProperty(process, "platform", { value: "darwin" });');
+    const r = spawnSync(
+      process.execPath,
+      ["--jitless", "--require", preload, "-e", `const s = require(${JSON.stringify(path.join(__dirname, ".."))}); console.log(s.scru128String());`],
+      { encoding: "utf8", env: { ...process.env, SCRU128_ENGINE: "" } },
+    );
+    assert.equal(r.status, 0, r.stderr.split("\n").find((l) => /Error/.test(l)));
+    assert.match(r.stdout.trim(), /^[0-7][0-9A-V]{25}$/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
