@@ -213,3 +213,29 @@ test("review: on a platform without an addon and without WebAssembly (node --jit
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Finding 9 (both engines, memory): fromString keeps the caller's string as the ID's
+// text when it is canonical (lib/api.js: `made(kind === 0 ? value : null)`). A
+// substring of a large text (`text.slice`, `split`, a regular expression's match) is,
+// in V8, a view of that text: so an ID parsed from a slice keeps the whole text alive.
+// Twenty IDs taken from twenty 32 MB texts (log files, response bodies) hold ~670 MB
+// here; 1.0.1 made its own fields and kept nothing (37 MB for the same program).
+test("review: an ID parsed from a slice of a large text does not keep the text alive", () => {
+  const { spawnSync } = require("node:child_process");
+  const program = `
+    const s = require(${JSON.stringify(path.join(__dirname, ".."))});
+    global.gc();
+    const before = process.memoryUsage().heapUsed;
+    const keep = [];
+    for (let i = 0; i < 20; i++) {
+      const text = s.scru128String() + "x".repeat(32 * 1024 * 1024) + i;
+      keep.push(s.Scru128Id.fromString(text.slice(0, 26)));
+    }
+    global.gc();
+    console.log(JSON.stringify({ grown: process.memoryUsage().heapUsed - before, ids: keep.length }));
+  `;
+  const r = spawnSync(process.execPath, ["--expose-gc", "-e", program], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const { grown } = JSON.parse(r.stdout);
+  assert.ok(grown < 64 * 1024 * 1024, `20 IDs held ${Math.round(grown / 1e6)} MB of the texts they were parsed from`);
+});
