@@ -84,8 +84,13 @@ function makeApi(engine) {
   let isId;
 
   class Scru128Id {
-    // The canonical 26-digit string, or null until asked for.
+    // The canonical 26-digit string, or null until asked for, and the fields it was
+    // made from: the fields are writable, as in 1.0.1, and the string follows them.
     #s;
+    #t;
+    #c;
+    #p;
+    #g;
 
     /**
      * 1.0.1's constructor took the four field values (a private constructor in its
@@ -94,21 +99,21 @@ function makeApi(engine) {
     constructor(timestamp, counter, perSecRandom, perGenRandom, made, text) {
       if (timestamp === MADE) {
         // Made by this module: the fields are the next four arguments (shifted).
-        this.timestamp = counter;
-        this.counter = perSecRandom;
-        this.perSecRandom = perGenRandom;
-        this.perGenRandom = made;
+        this.timestamp = this.#t = counter;
+        this.counter = this.#c = perSecRandom;
+        this.perSecRandom = this.#p = perGenRandom;
+        this.perGenRandom = this.#g = made;
         this.#s = text;
         return;
       }
       checkFields(timestamp, counter, perSecRandom, perGenRandom);
       // 1.0.1's fields: own, enumerable properties (structuredClone, postMessage
-      // and deep equality see them). Read-only by the type declarations; assigning
-      // one changes that property only, not the ID's text.
-      this.timestamp = timestamp;
-      this.counter = counter;
-      this.perSecRandom = perSecRandom;
-      this.perGenRandom = perGenRandom;
+      // and deep equality see them). Read-only by the type declarations; assigned
+      // anyway, they change the ID, as in 1.0.1 (every method reads them).
+      this.timestamp = this.#t = timestamp;
+      this.counter = this.#c = counter;
+      this.perSecRandom = this.#p = perSecRandom;
+      this.perGenRandom = this.#g = perGenRandom;
       this.#s = null;
     }
 
@@ -144,20 +149,38 @@ function makeApi(engine) {
           `invalid string representation: invalid length: expected 26 characters, found ${value.length}`,
         );
       }
-      const kind = engine.parse(value);
-      if (kind < 0) {
+      if (engine.parse(value) < 0) {
         throw new SyntaxError(engine.parseMessage(value));
       }
-      return made(kind === 0 ? value : null);
+      // The input is not kept as the ID's text: a slice of a large text would keep
+      // all of it alive (V8's substrings are views).
+      return made(null);
     }
 
     /** Returns the 26-digit canonical string representation. */
     toString() {
-      let s = this.#s;
-      if (s === null) {
-        s = this.#s = encode(this);
+      return this.#text();
+    }
+
+    /** The canonical string of the fields as they are now, kept while they stay. */
+    #text() {
+      const s = this.#s;
+      if (
+        s !== null &&
+        this.timestamp === this.#t &&
+        this.counter === this.#c &&
+        this.perSecRandom === this.#p &&
+        this.perGenRandom === this.#g
+      ) {
+        return s;
       }
-      return s;
+      const text = encode(this);
+      this.#t = this.timestamp;
+      this.#c = this.counter;
+      this.#p = this.perSecRandom;
+      this.#g = this.perGenRandom;
+      this.#s = text;
+      return text;
     }
 
     /**
@@ -229,11 +252,7 @@ function makeApi(engine) {
 
     /** Represents `this` in JSON as the 26-digit canonical string. */
     toJSON() {
-      let s = this.#s;
-      if (s === null) {
-        s = this.#s = encode(this);
-      }
-      return s;
+      return this.#text();
     }
 
     /** Creates an object from `this`. */
@@ -389,14 +408,17 @@ function makeApi(engine) {
         throw new Error("Scru128Generator.generate() called from its own random source");
       }
       const state = this.#state;
-      numbers[4] = state[0];
-      numbers[5] = state[1];
-      numbers[6] = state[2];
-      numbers[7] = state[3];
-      numbers[8] = state[4];
       this.#busy = true;
       try {
-        engine.step(this.#draw);
+        // The clock first, as 1.0.1 read it: a Date.now that makes IDs itself (a mock,
+        // instrumentation) then runs before this generator's state is staged.
+        const now = Date.now();
+        numbers[4] = state[0];
+        numbers[5] = state[1];
+        numbers[6] = state[2];
+        numbers[7] = state[3];
+        numbers[8] = state[4];
+        engine.step(now, this.#draw);
       } finally {
         this.#busy = false;
       }

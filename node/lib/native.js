@@ -12,8 +12,8 @@
 //   -1 invalid) and `parseMessage(s)`;
 // - `checkFields(t, c, p, g)` (four integers: null, or the message), `fromHex(s)`
 //   (null, or the message);
-// - `step(draw)`: one generate() over the state in `numbers` (`draw` undefined for the
-//   default random source).
+// - `step(now, draw)`: one generate() at `now` (Date.now()) over the state in `numbers`
+//   (`draw` undefined for the default random source).
 
 /**
  * The engine over `addon`, the module object of a loaded addon named `name`.
@@ -34,7 +34,7 @@ function nativeEngine(addon, name) {
     parseMessage: addon.parseMessage,
     checkFields: addon.checkFields,
     fromHex: (value) => addon.fromHex(value, slot),
-    step: (draw) => addon.step(slot, draw),
+    step: (now, draw) => addon.step(slot, now, draw),
   };
 }
 

@@ -6,7 +6,8 @@
 //
 // The time of each ID is `Date.now()`, read once per ID just before the module makes
 // it; the random bytes are `getRandomValues` (the Web Crypto API), fetched 1 KiB at a
-// time into the module's memory.
+// time into the module's memory between calls, when a call says the pool is low (so no
+// JavaScript runs, and nothing can throw, while the module makes an ID).
 
 const { wasmBase64 } = require("./wasm-module.js");
 
@@ -16,6 +17,9 @@ const BYTES = 128;
 const TEXT = 144;
 const UNITS = 400;
 const UNITS_LEN = 4096;
+// A call's answer when the pool of random words is low (wasm/src/lib.rs `REFILL`).
+const REFILL = 0x7fffffff;
+const POOL_BYTES = 1024;
 
 function decodeBase64(text) {
   if (typeof Buffer === "function" && typeof Buffer.from === "function") {
@@ -37,10 +41,47 @@ let compiled;
  * or Node's `randomFillSync`); `why`, if given, is why this engine runs (for `ENGINE`).
  */
 function wasmEngine(getRandomValues, why) {
-  if (compiled === undefined) {
-    compiled = new WebAssembly.Module(decodeBase64(wasmBase64));
+  try {
+    if (compiled === undefined) {
+      compiled = new WebAssembly.Module(decodeBase64(wasmBase64));
+    }
+    return instantiate(getRandomValues, why);
+  } catch (err) {
+    return unavailable(err);
   }
-  let memory;
+}
+
+/**
+ * The engine where WebAssembly cannot run (`node --jitless`, a page whose Content
+ * Security Policy does not allow 'wasm-unsafe-eval', Safari's Lockdown Mode): the
+ * package loads, `ENGINE` says why, and every function throws one line that says so.
+ * (No JavaScript copy of the codec stands in: the rules are the Rust library's.)
+ */
+function unavailable(err) {
+  const cause = typeof WebAssembly === "undefined" ? "WebAssembly is not defined" : `${err && err.name}: ${err && err.message}`;
+  const why = `WebAssembly cannot run here (${cause}); in a page, the Content-Security-Policy must allow it ('wasm-unsafe-eval' in script-src)`;
+  const fail = () => {
+    throw new Error(`scru128-v1: no engine: ${why}`);
+  };
+  return {
+    name: `unavailable: ${why}`,
+    numbers: new Float64Array(16),
+    bytes: new Uint8Array(16),
+    newId: fail,
+    newString: fail,
+    encode: fail,
+    toHex: fail,
+    toBytes: fail,
+    fromBytes: fail,
+    parse: fail,
+    parseMessage: fail,
+    checkFields: fail,
+    fromHex: fail,
+    step: fail,
+  };
+}
+
+function instantiate(getRandomValues, why) {
   // The generator's user random source during a `step` (see lib/api.js), and what it
   // threw: an exception must not cross the module's frames, so it is kept here and
   // thrown once the module has returned.
@@ -49,9 +90,6 @@ function wasmEngine(getRandomValues, why) {
   let failed = false;
   const instance = new WebAssembly.Instance(compiled, {
     scru128: {
-      fill_random(ptr, len) {
-        getRandomValues(new Uint8Array(memory.buffer, ptr, len));
-      },
       draw(bits) {
         if (failed) {
           return NaN;
@@ -67,7 +105,14 @@ function wasmEngine(getRandomValues, why) {
     },
   });
   const x = instance.exports;
-  memory = x.memory;
+  const memory = x.memory;
+  const pool = new Uint8Array(memory.buffer, x.pool(), POOL_BYTES);
+  /** Fills the pool; an exception of getRandomValues reaches the caller, and the pool
+   * stays low, so the next call asks again. */
+  const refill = () => {
+    getRandomValues(pool);
+    x.pool_filled();
+  };
   // The module never grows its memory, so these views stay valid.
   const io = x.io();
   const numbers = new Float64Array(memory.buffer, io + NUMBERS, 16);
@@ -86,6 +131,16 @@ function wasmEngine(getRandomValues, why) {
       text[17], text[18], text[19], text[20], text[21], text[22], text[23], text[24],
       text[25],
     );
+  /** A call of the process-wide generator at `Date.now()`, the pool filled first if low. */
+  const global = (make) => {
+    const now = Date.now();
+    let code = make(now);
+    if (code === REFILL) {
+      refill();
+      code = make(now);
+    }
+    return code;
+  };
   const check = (code) => {
     if (code < 0) {
       throw new RangeError(message(code));
@@ -97,10 +152,10 @@ function wasmEngine(getRandomValues, why) {
     numbers,
     bytes,
     newId() {
-      check(x.scru128(Date.now()));
+      check(global(x.scru128));
     },
     newString() {
-      check(x.scru128_string(Date.now()));
+      check(global(x.scru128_string));
       return text26();
     },
     encode() {
@@ -167,9 +222,14 @@ function wasmEngine(getRandomValues, why) {
       const code = x.hex_finish();
       return code < 0 ? message(code) : null;
     },
-    step(userDraw) {
+    step(now, userDraw) {
       if (userDraw === undefined) {
-        check(x.step(Date.now(), 0));
+        let code = x.step(now, 0);
+        if (code === REFILL) {
+          refill();
+          code = x.step(now, 0);
+        }
+        check(code);
         return;
       }
       // A source that makes IDs of another generator calls back in: the outer call's
@@ -179,7 +239,7 @@ function wasmEngine(getRandomValues, why) {
       failed = false;
       let code;
       try {
-        code = x.step(Date.now(), 1);
+        code = x.step(now, 1);
       } finally {
         const err = thrown;
         const threw = failed;

