@@ -129,3 +129,12 @@ export declare const scru128: () => Scru128Id;
  * representation, from the process-wide generator.
  */
 export declare const scru128String: () => string;
+
+/**
+ * Which engine runs the package here, in one line: `"native linux-x64-gnu"` or
+ * `"native linux-arm64-gnu"`, the Rust library as a Node-API addon; or `"wasm"` (in
+ * browsers, web workers and Deno) or `"wasm: <why not native>"` (in Node.js and Bun,
+ * e.g. `"wasm: no native addon for darwin-arm64"`), the same library built for
+ * WebAssembly. Not in 1.0.1.
+ */
+export declare const ENGINE: string;

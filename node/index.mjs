@@ -2,5 +2,5 @@
 // `instanceof` holds whichever way a program loads the package.
 import cjs from "./index.js";
 
-export const { TIMESTAMP_BIAS, Scru128Id, Scru128Generator, setLogger, scru128, scru128String } =
+export const { TIMESTAMP_BIAS, Scru128Id, Scru128Generator, setLogger, scru128, scru128String, ENGINE } =
   cjs;

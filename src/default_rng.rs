@@ -150,4 +150,3 @@ impl core::fmt::Debug for DefaultRng {
         f.write_str("DefaultRng { .. }")
     }
 }
-

@@ -707,6 +707,23 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
     pub fn resume_after(&mut self, last: Scru128Id) {
         self.state.resume_after(last);
     }
+
+    /// Not public API: the state of SPEC section 3 as six numbers (timestamp,
+    /// counter, `per_sec_random`, the timestamp its renewal is due at, the latest
+    /// clock reading, the rollback allowance), for a front end that keeps the state of
+    /// its generator objects itself (the npm package keeps it in the JavaScript object,
+    /// so that a dropped generator is collected like any object: `node/`).
+    #[doc(hidden)]
+    pub const fn __state(&self) -> [u64; 6] {
+        self.state.to_parts()
+    }
+
+    /// Not public API: sets the state [`__state`](Self::__state) gave (values out of
+    /// range are brought into it).
+    #[doc(hidden)]
+    pub fn __set_state(&mut self, parts: [u64; 6]) {
+        self.state.set_parts(parts);
+    }
 }
 
 impl<R: RandomSource, C: Clock> Iterator for Scru128Generator<R, C> {
@@ -758,6 +775,55 @@ mod tests {
             220..=239 => base + i / 8 - 60_000, // back beyond it: a reset, then on
             _ => base + i * 3,                 // a renewal due every few hundred
         })
+    }
+
+    #[test]
+    fn a_state_taken_out_and_put_into_another_generator_goes_on_the_same() {
+        let rng = || {
+            let mut n = 0x0fff_fff0u32;
+            move || {
+                n = n.wrapping_mul(0x9e37_79b9).wrapping_add(0x0fff_fff7);
+                n
+            }
+        };
+        let clock = || {
+            let mut it = readings();
+            move || it.next().unwrap_or(1_800_000_000_000)
+        };
+        let mut whole = Scru128Generator::with_rng_and_clock(rng(), clock());
+        // The state goes through a fresh generator before every ID, as the npm
+        // package's generator objects do; the source and clock stay with the caller.
+        let mut parts = NewState::new();
+        let (mut draw, mut read) = (rng(), clock());
+        for _ in 0..4000 {
+            let mut g = Scru128Generator::with_rng_and_clock(&mut draw, &mut read);
+            g.__set_state(parts.0);
+            let id = g.try_generate();
+            parts.0 = g.__state();
+            assert_eq!(id, whole.try_generate());
+            assert_eq!(parts.0, whole.__state());
+        }
+    }
+
+    /// The state of a new generator.
+    struct NewState([u64; 6]);
+
+    impl NewState {
+        fn new() -> Self {
+            Self(Scru128Generator::with_rng_and_clock(|| 0u32, || 0u64).__state())
+        }
+    }
+
+    #[test]
+    fn a_state_out_of_range_is_brought_into_range() {
+        let mut g = Scru128Generator::with_rng_and_clock(|| 5u32, || 1_700_000_000_000u64);
+        g.__set_state([u64::MAX; 6]);
+        let [timestamp, counter, per_sec_random, ..] = g.__state();
+        assert_eq!(timestamp, crate::id::MAX_TIMESTAMP);
+        assert_eq!(counter, u64::from(crate::MAX_COUNTER));
+        assert_eq!(per_sec_random, u64::from(crate::MAX_PER_SEC_RANDOM));
+        // The next ID fails rather than overflow.
+        assert!(g.try_generate().is_err());
     }
 
     #[test]

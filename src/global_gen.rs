@@ -65,6 +65,9 @@ struct Shared {
     /// The fork count of the last claim: a claim under another count is the first in
     /// a child, which moves past its parent's timestamp.
     claimed_in: AtomicU32,
+    /// How far (ms) a claim's clock reading may be behind the newest timestamp before
+    /// it is a reset (`__private::set_process_rollback_allowance`).
+    rollback_allowance: AtomicU64,
 }
 
 impl Shared {
@@ -73,6 +76,7 @@ impl Shared {
             claims: Line(AtomicU64::new(0)),
             stamp: Line(AtomicU64::new(0)),
             claimed_in: AtomicU32::new(0),
+            rollback_allowance: AtomicU64::new(DEFAULT_ROLLBACK_ALLOWANCE),
         }
     }
 }
@@ -279,8 +283,10 @@ fn claim(
         };
         // The rollback is measured from the newest timestamp, which runs ahead of the
         // clock only after 2^28 counters in one millisecond.
-        let rollback = last_timestamp.saturating_sub(now) > DEFAULT_ROLLBACK_ALLOWANCE;
-        let next = advance((last_timestamp, last_counter), now, rollback, || rng.counter())?;
+        let rollback = last_timestamp.saturating_sub(now) > shared.rollback_allowance.load(Relaxed);
+        let next = advance((last_timestamp, last_counter), now, rollback, || {
+            rng.counter()
+        })?;
         // Every draw before the words change: a panic here, caught by the caller,
         // leaves them as they were.
         let renew = next.reset || next.timestamp >= per_sec.renew_at;
@@ -292,7 +298,8 @@ fn claim(
             resets
         };
         let new_stamp = (resets << TIMESTAMP_BITS) | next.timestamp;
-        let new_word = (next.timestamp << BLOCK_NUMBER_BITS) | u64::from(next.counter >> BLOCK_BITS);
+        let new_word =
+            (next.timestamp << BLOCK_NUMBER_BITS) | u64::from(next.counter >> BLOCK_BITS);
         let claimed = (!next.reset
             || shared
                 .stamp
@@ -336,6 +343,12 @@ fn claim(
             anchor: 0,
         });
     }
+}
+
+/// Sets the rollback allowance of the process-wide generator (default 10 000 ms); see
+/// [`crate::__private::set_process_rollback_allowance`].
+pub(crate) fn set_rollback_allowance(ms: u64) {
+    SHARED.rollback_allowance.store(ms, Relaxed);
 }
 
 std::thread_local! {

@@ -204,23 +204,23 @@ pub(crate) use run_at_load;
 
 // The layers of docs/design.md, bottom up; each module imports only from those above
 // it in this list.
-mod encoded;
-mod error;
-mod hex;
-mod id;
-mod sources;
-mod rules;
-#[cfg(all(feature = "std", unix))]
-mod fork;
 #[cfg(feature = "std")]
 mod default_rng;
-#[cfg(all(feature = "std", unix, target_arch = "x86_64"))]
-mod tsc_clock;
-#[cfg(feature = "std")]
-mod system_clock;
+mod encoded;
+mod error;
+#[cfg(all(feature = "std", unix))]
+mod fork;
 mod generator;
 #[cfg(feature = "std")]
 mod global_gen;
+mod hex;
+mod id;
+mod rules;
+mod sources;
+#[cfg(feature = "std")]
+mod system_clock;
+#[cfg(all(feature = "std", unix, target_arch = "x86_64"))]
+mod tsc_clock;
 
 /// Without `fork()` there is nothing to count.
 #[cfg(all(feature = "std", not(unix)))]
@@ -260,6 +260,17 @@ pub mod __private {
     #[cfg(feature = "std")]
     pub fn last_id_made_here() -> bool {
         crate::global_gen::last_id_made_here()
+    }
+
+    /// Sets how far the clock may go back and the process-wide generator
+    /// ([`scru128()`](crate::scru128)) still carry on from its last timestamp (default
+    /// 10 000 ms; see [`Scru128Generator::set_rollback_allowance`](crate::Scru128Generator::set_rollback_allowance)).
+    /// For a front end whose users expect another rule: the npm package sets
+    /// `u64::MAX`, as npm scru128 1.0.1 never started over (node/). Each copy of the
+    /// library (each extension module) has its own process-wide generator.
+    #[cfg(feature = "std")]
+    pub fn set_process_rollback_allowance(ms: u64) {
+        crate::global_gen::set_rollback_allowance(ms);
     }
 
     /// Keeps the default panic hook from printing the library's own panics (messages
@@ -303,18 +314,18 @@ pub mod __private {
 pub use encoded::{EncodedHex, EncodedId, EncodedText, EncodedUuid};
 pub use error::{GenerateError, ParseError, RangeError};
 pub use generator::Scru128Generator;
-pub use rules::DEFAULT_ROLLBACK_ALLOWANCE;
 #[cfg(feature = "std")]
 pub use global_gen::{scru128, scru128_string};
 pub use id::{MAX_COUNTER, MAX_PER_SEC_RANDOM, MAX_TIMESTAMP, Scru128Id, TIMESTAMP_BIAS};
+pub use rules::DEFAULT_ROLLBACK_ALLOWANCE;
 pub use sources::{Clock, RandomSource};
 
+#[cfg(feature = "std")]
+pub use default_rng::DefaultRng;
 /// Serde support: `Serialize`/`Deserialize` for [`Scru128Id`] and modules for
 /// `#[serde(with = ...)]` (feature `serde`).
 #[cfg(feature = "serde")]
 pub use external::serde_support as serde;
-#[cfg(feature = "std")]
-pub use default_rng::DefaultRng;
 #[cfg(feature = "std")]
 pub use system_clock::SystemClock;
 

@@ -254,6 +254,38 @@ impl State {
         // allowance after a restart is a rollback.
         self.clock_high = self.clock_high.max(last.timestamp());
     }
+
+    /// The state as numbers, for `Scru128Generator::__state`.
+    pub(crate) const fn to_parts(&self) -> [u64; 6] {
+        [
+            self.timestamp,
+            self.counter as u64,
+            self.per_sec_random as u64,
+            self.renew_at,
+            self.clock_high,
+            self.rollback_allowance,
+        ]
+    }
+
+    /// Takes the numbers of [`to_parts`](Self::to_parts). Values no state can hold are
+    /// brought into range (a counter at most 2^28−1, a timestamp at most 2^44−1, which
+    /// fails the next ID), so that no input makes a later step overflow.
+    pub(crate) fn set_parts(&mut self, parts: [u64; 6]) {
+        let [
+            timestamp,
+            counter,
+            per_sec_random,
+            renew_at,
+            clock_high,
+            allowance,
+        ] = parts;
+        self.timestamp = timestamp.min(MAX_TIMESTAMP);
+        self.counter = counter.min(MAX_COUNTER as u64) as u32;
+        self.per_sec_random = (per_sec_random & MAX_PER_SEC_RANDOM as u64) as u32;
+        self.renew_at = renew_at;
+        self.clock_high = clock_high;
+        self.rollback_allowance = allowance;
+    }
 }
 
 #[cfg(test)]
@@ -270,7 +302,13 @@ mod tests {
             drawn.set(drawn.get() + 1);
             7
         };
-        let at = |timestamp, counter, reset| Ok(Advance { timestamp, counter, reset });
+        let at = |timestamp, counter, reset| {
+            Ok(Advance {
+                timestamp,
+                counter,
+                reset,
+            })
+        };
         // 1: a later clock, a fresh counter.
         assert_eq!(advance((100, 5), 101, false, fresh), at(101, 7, false));
         // 2: the same millisecond or a small step back: the counter + 1, no draw.
@@ -278,12 +316,20 @@ mod tests {
         assert_eq!(advance((100, 5), 90, false, fresh), at(100, 6, false));
         assert_eq!(drawn.get(), 1);
         // 3: overflow: the next millisecond, a fresh counter.
-        assert_eq!(advance((100, MAX_COUNTER), 100, false, fresh), at(101, 7, false));
+        assert_eq!(
+            advance((100, MAX_COUNTER), 100, false, fresh),
+            at(101, 7, false)
+        );
         // 4: a rollback: a reset to the clock.
         assert_eq!(advance((100, 5), 50, true, fresh), at(50, 7, true));
         assert_eq!(drawn.get(), 3);
         assert_eq!(
-            advance((MAX_TIMESTAMP - 1, MAX_COUNTER), MAX_TIMESTAMP - 1, false, fresh),
+            advance(
+                (MAX_TIMESTAMP - 1, MAX_COUNTER),
+                MAX_TIMESTAMP - 1,
+                false,
+                fresh
+            ),
             Err(GenerateError::TimestampExhausted)
         );
     }

@@ -135,4 +135,3 @@ impl<F: FnMut() -> u64> Clock for F {
         self()
     }
 }
-

@@ -329,7 +329,10 @@ mod tests {
                         let before = system_ms();
                         let ours = SystemClock.unix_ts_ms();
                         let after = system_ms();
-                        assert!(before <= ours && ours <= after, "{before} <= {ours} <= {after}");
+                        assert!(
+                            before <= ours && ours <= after,
+                            "{before} <= {ours} <= {after}"
+                        );
                         assert!(ours >= last, "{ours} after {last}");
                         last = ours;
                     }

@@ -491,10 +491,10 @@ impl<S: TimeSources> ProcessClock<S> {
             let (ms, sub_ms_ns) = self.sources.unix_time();
             let mono_ns = self.sources.monotonic_ns();
             let after = self.sources.tsc_unchecked();
-            let window = self
-                .calibration
-                .0
-                .window(&self.sources, before, sub_ms_ns, mono_ns, after);
+            let window =
+                self.calibration
+                    .0
+                    .window(&self.sources, before, sub_ms_ns, mono_ns, after);
             let published = if window == 0 && self.sources.tsc().is_none() {
                 // Given up just now: no anchor may hold from here on.
                 self.retire(Anchor::new(ms, before, 0));

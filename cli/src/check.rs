@@ -123,6 +123,13 @@ pub fn run(args: &CheckArgs) -> Result<Status, Failure> {
         }
     }
     let summary = checker.finish();
+    if summary.empty {
+        // Nothing was checked: one line, no table of checks that saw nothing.
+        report(format_args!(
+            "scru128 check: no ID was read: the input is empty"
+        ));
+        return Ok(Status::BadData);
+    }
     let mut out = output::stdout();
     let result = out
         .write_all(summary.table.as_bytes())
@@ -257,6 +264,8 @@ pub struct Summary {
     pub violations: u64,
     /// Why no ID was read, if none was: an input without any ID fails.
     pub no_id: Option<&'static str>,
+    /// Whether the input had no line at all (then the table is not written).
+    pub empty: bool,
 }
 
 /// The state of a check run over a stream.
@@ -599,15 +608,13 @@ impl Checker {
             1 => "1 change seen".into(),
             n => format!("{n} changes seen"),
         };
-        let no_id = (self.ids == 0).then_some(if self.checked[PARSE] == 0 {
-            "the input is empty"
-        } else {
-            "no line is an ID"
-        });
+        // (An input without lines is reported by `run` alone, without the table.)
+        let no_id = (self.ids == 0).then_some("no line is an ID");
         Summary {
             table: self.table(&notes, no_id.is_some()),
             violations: self.violations,
             no_id,
+            empty: self.checked[PARSE] == 0,
         }
     }
 
@@ -654,15 +661,11 @@ impl Checker {
             1 => "1 ID".into(),
             n => format!("{n} IDs"),
         };
-        if no_id && self.violations == 0 {
-            let _ = writeln!(table, "result: {verdict} ({ids})");
-        } else {
-            let _ = writeln!(
-                table,
-                "result: {verdict} ({ids}, {})",
-                violations(self.violations)
-            );
-        }
+        let _ = writeln!(
+            table,
+            "result: {verdict} ({ids}, {})",
+            violations(self.violations)
+        );
         table
     }
 }

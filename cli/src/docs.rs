@@ -352,7 +352,8 @@ pub const CHECK: Page = Page {
                 AMBIGUOUS,
                 Block::Text(
                     "One trailing \\r is dropped from each line; an empty line counts as \
-                     bad here (a generator writes none). An input without any ID fails.",
+                     bad here (a generator writes none). An input without any ID fails; \
+                     one without any line gets one line on standard error and no table.",
                 ),
             ],
         },

@@ -10,6 +10,7 @@ use clap_complete::Shell;
 use crate::args::Cli;
 use crate::docs::{self, Page};
 use crate::output::{self, Failure, Status, write_failed};
+use crate::usage;
 
 /// Runs `completions`: the script for `shell` on standard output.
 ///
@@ -32,14 +33,13 @@ pub fn man(command: Option<&str>) -> Result<Status, Failure> {
     let mut cmd = Cli::command().disable_help_subcommand(true);
     // Gives each command its full name (`scru128-inspect`, `scru128 inspect`).
     cmd.build();
-    let names: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
     let (page, docs) = match command.map(|name| (name, cmd.find_subcommand(name))) {
         None => (cmd.clone(), docs::page(None)),
         Some((name, Some(sub))) => (sub.clone(), docs::page(Some(name))),
         Some((name, None)) => {
             return Err(Failure::Usage(format!(
                 "no command {name:?}; the commands are {}",
-                names.join(", ")
+                usage::command_list(&cmd)
             )));
         }
     };

@@ -5,12 +5,17 @@
 use std::ffi::OsString;
 
 use clap::CommandFactory;
+use clap::error::ErrorKind;
 
 use crate::args::Cli;
 
 /// The one-line form of a clap error: its message with the details clap puts on the
-/// following lines (possible values, the missing arguments, tips) folded in, and
-/// without the usage and "For more information" lines.
+/// following lines (possible values, the missing arguments) folded in, then a hint in
+/// parentheses: clap's tip where it has one (a similar command, option or value);
+/// for an unknown command, the commands; for any other mistake in the words of the
+/// command line, the command's usage line. A bad value needs no hint: its message
+/// gives the possible values or the forms taken. Without clap's "For more
+/// information" line.
 pub fn clap_error_line(err: &clap::Error, command_line: &[OsString]) -> String {
     let rendered = err.render().to_string();
     let mut paragraphs = rendered.split("\n\n");
@@ -24,15 +29,60 @@ pub fn clap_error_line(err: &clap::Error, command_line: &[OsString]) -> String {
         }
         message.push_str(line);
     }
+    let (mut tip, mut usage) = (None, None);
     for paragraph in paragraphs {
         let paragraph = paragraph.trim();
-        if let Some(tip) = paragraph.strip_prefix("tip: ") {
-            message.push_str(" (tip: ");
-            message.push_str(tip);
-            message.push(')');
+        if let Some(text) = paragraph.strip_prefix("tip: ") {
+            tip = Some(text.to_owned());
+        } else if let Some(text) = paragraph.strip_prefix("Usage: ") {
+            // The tool's own usage is two lines: `scru128 [OPTIONS]` and `scru128
+            // <COMMAND>`.
+            usage = Some(text.lines().map(str::trim).collect::<Vec<_>>().join(" or "));
         }
     }
+    let hint = match (tip, usage) {
+        (Some(tip), _) => Some(format!("tip: {tip}")),
+        (None, _) if err.kind() == ErrorKind::InvalidSubcommand => {
+            let mut cmd = Cli::command();
+            cmd.build();
+            Some(format!(
+                "the commands are {}; see 'scru128 --help'",
+                command_list(&cmd)
+            ))
+        }
+        (None, Some(usage)) if about_the_words(err.kind()) => Some(format!("usage: {usage}")),
+        (None, _) => None,
+    };
+    if let Some(hint) = hint {
+        message.push_str(" (");
+        message.push_str(&hint);
+        message.push(')');
+    }
     format!("{}: error: {message}", command_path(command_line))
+}
+
+/// Whether an error of this kind is a mistake in the words of the command line (an
+/// argument unknown, missing, repeated or in conflict), which the usage line answers;
+/// not a bad value (its message says what is taken).
+fn about_the_words(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::UnknownArgument
+            | ErrorKind::MissingRequiredArgument
+            | ErrorKind::MissingSubcommand
+            | ErrorKind::ArgumentConflict
+            | ErrorKind::NoEquals
+            | ErrorKind::TooManyValues
+            | ErrorKind::TooFewValues
+            | ErrorKind::WrongNumberOfValues
+    )
+}
+
+/// The names of the commands of `cmd` (built, so that clap's `help` is among them
+/// where it is on), joined by commas.
+pub fn command_list(cmd: &clap::Command) -> String {
+    let names: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
+    names.join(", ")
 }
 
 /// `scru128 COMMAND` for the command named on `command_line` (the program
@@ -176,15 +226,23 @@ mod tests {
         );
         assert_eq!(
             line_of(&["bounds"]),
-            "scru128 bounds: error: the following required arguments were not provided: <FROM>"
+            "scru128 bounds: error: the following required arguments were not provided: <FROM> \
+             (usage: scru128 bounds <FROM> [TO])"
         );
         assert_eq!(
             line_of(&["--bogus"]),
-            "scru128: error: unexpected argument '--bogus' found"
+            "scru128: error: unexpected argument '--bogus' found \
+             (usage: scru128 [OPTIONS] or scru128 <COMMAND>)"
         );
         assert_eq!(
             line_of(&["check", "--no-clock", "--max-skew", "5"]),
-            "scru128 check: error: the argument '--no-clock' cannot be used with '--max-skew <MS>'"
+            "scru128 check: error: the argument '--no-clock' cannot be used with '--max-skew <MS>' \
+             (usage: scru128 check --no-clock [FILE]...)"
+        );
+        assert_eq!(
+            line_of(&["frobnicate"]),
+            "scru128: error: unrecognized subcommand 'frobnicate' (the commands are generate, \
+             inspect, convert, bounds, check, completions, man, help; see 'scru128 --help')"
         );
     }
 }

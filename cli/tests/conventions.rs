@@ -29,7 +29,11 @@ fn help_command_shows_the_help_of_each_command() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr("scru128 help: error: unrecognized subcommand 'nonsense'\n");
+        .stderr(
+            "scru128 help: error: unrecognized subcommand 'nonsense' (the commands are \
+             generate, inspect, convert, bounds, check, completions, man, help; see \
+             'scru128 --help')\n",
+        );
 }
 
 #[test]
@@ -184,7 +188,8 @@ fn every_usage_error_is_one_line_in_one_style() {
         // clap's own errors
         (
             &["--bogus"],
-            "scru128: error: unexpected argument '--bogus' found",
+            "scru128: error: unexpected argument '--bogus' found (usage: scru128 [OPTIONS] \
+             or scru128 <COMMAND>)",
         ),
         (
             &["--format", "base64"],
@@ -193,11 +198,14 @@ fn every_usage_error_is_one_line_in_one_style() {
         ),
         (
             &["frobnicate"],
-            "scru128: error: unrecognized subcommand 'frobnicate'",
+            "scru128: error: unrecognized subcommand 'frobnicate' (the commands are \
+             generate, inspect, convert, bounds, check, completions, man, help; see \
+             'scru128 --help')",
         ),
         (
             &["bounds"],
-            "scru128 bounds: error: the following required arguments were not provided: <FROM>",
+            "scru128 bounds: error: the following required arguments were not provided: <FROM> \
+             (usage: scru128 bounds <FROM> [TO])",
         ),
         (
             &["inspect", "--from"],
@@ -206,11 +214,13 @@ fn every_usage_error_is_one_line_in_one_style() {
         ),
         (
             &["check", "--no-clock", "--max-skew", "5"],
-            "scru128 check: error: the argument '--no-clock' cannot be used with '--max-skew <MS>'",
+            "scru128 check: error: the argument '--no-clock' cannot be used with '--max-skew <MS>' \
+             (usage: scru128 check --no-clock [FILE]...)",
         ),
         (
             &["-n", "3", "inspect"],
-            "scru128 inspect: error: the subcommand 'inspect' cannot be used with '--count <COUNT>'",
+            "scru128 inspect: error: the subcommand 'inspect' cannot be used with '--count <COUNT>' \
+             (usage: scru128 [OPTIONS] or scru128 <COMMAND>)",
         ),
         // the tool's value parsers
         (
@@ -420,5 +430,6 @@ fn check_refuses_files_it_cannot_read_before_reading_any() {
     scru128(&["check", empty.to_str().unwrap()])
         .assert()
         .code(1)
+        .stdout("")
         .stderr("scru128 check: no ID was read: the input is empty\n");
 }

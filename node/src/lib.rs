@@ -1,21 +1,24 @@
-//! The native part of the npm package `scru128-v1` (a drop-in for npm `scru128`
-//! 1.0.1) on the codec and generators of the `scru128` crate. `index.js` wraps it: an
-//! ID crosses as four 32-bit words written into a `Uint32Array` that the addon makes
-//! over memory of its own (`newWords`), and text as JavaScript strings, so that no
-//! object is made through Node-API; the JavaScript layer throws the error classes of 1.0.1
-//! (N-API 6 has no call for a `SyntaxError`) with the messages made here.
+//! The native engine of the npm package `scru128-v1` (a drop-in for npm `scru128`
+//! 1.0.1): a Node-API addon over the `scru128` crate's codec and process-wide
+//! generator and the npm API's own rules (`scru128-js-api`, shared with the
+//! WebAssembly engine in `wasm/`). `lib/native.js` adapts it to the engine interface
+//! that `lib/api.js` uses.
 //!
-//! The JavaScript layer checks the types (a string, integer numbers) before calling
-//! these functions; they check again and throw for anything else (`TypeError`, or
-//! napi-rs's argument errors), so no JavaScript value can crash the process
-//! (test/hostile.test.js calls them directly).
+//! An ID crosses as its four field values, written into a block of numbers that the
+//! addon makes over memory of its own (`newIo`), and text as JavaScript strings, so that
+//! no object is made through Node-API. The addon throws `TypeError` and `RangeError`
+//! itself; where 1.0.1 threw a `SyntaxError` (which N-API 6 cannot throw) it returns
+//! the message and the JavaScript side throws.
+//!
+//! The functions check the types of their arguments and throw for anything else
+//! (`TypeError`, or napi-rs's argument errors), so that no JavaScript value can crash
+//! the process (test/hostile.test.js calls them directly).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
-use std::rc::Rc;
 
 use napi::{
     Env, Error, JsFunction, JsObject, JsString, JsUnknown, NapiRaw, NapiValue, Result, Status,
@@ -23,10 +26,8 @@ use napi::{
 };
 use napi_derive::napi;
 use scru128::__private::quiet_library_panics;
-use scru128::{
-    Clock, DefaultRng, GenerateError, MAX_COUNTER, RandomSource, Scru128Generator, Scru128Id,
-    SystemClock, TIMESTAMP_BIAS,
-};
+use scru128::{Clock, DefaultRng, Scru128Generator, Scru128Id, SystemClock};
+use scru128_js_api::{self as api, HexReader, Message, STATE_LEN, UserRandom};
 
 /// A JavaScript `TypeError` with `message`, thrown now; the `Err` tells napi-rs that
 /// an exception is pending.
@@ -66,10 +67,12 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .to_owned()
 }
 
-/// A generator's error as JavaScript sees it: 1.0.1 threw `RangeError` ("invalid field
-/// value", from `fromFields`) for a clock outside the SCRU128 range.
-fn generate_error(env: &Env, err: GenerateError) -> Error {
-    range_error(env, &format!("invalid field value: {err}"))
+/// A generator's error as JavaScript sees it (a `RangeError`, as 1.0.1's `fromFields`
+/// threw for a clock outside the SCRU128 range).
+fn generate_error(env: &Env, err: &scru128::GenerateError) -> Error {
+    let mut message = Message::new();
+    api::generate_message(err, &mut message);
+    range_error(env, message.as_str())
 }
 
 /// The process-wide generator has no fallible form: it panics when the clock is
@@ -81,151 +84,147 @@ fn global_failure(env: &Env, payload: &(dyn std::any::Any + Send)) -> Error {
     let now = SystemClock.unix_ts_ms();
     let mut probe = Scru128Generator::with_rng_and_clock(|| 0u32, move || now);
     match probe.try_generate() {
-        Err(err) => generate_error(env, err),
+        Err(err) => generate_error(env, &err),
         Ok(_) => plain_error(env, &panic_message(payload)),
     }
 }
 
-// ---- the word buffers ----------------------------------------------------------------
+// ---- the number blocks ------------------------------------------------------------------
 
-std::thread_local! {
-    /// The data of each `Uint32Array(4)` registered by a load of index.js on this thread
-    /// (each worker thread has its own list): an ID crosses as four 32-bit words written
-    /// there, most significant first, rather than as an object made through Node-API.
-    static SLOTS: RefCell<Vec<*mut u32>> = const { RefCell::new(Vec::new()) };
+/// The block an ID crosses in: `numbers[0..4]` an ID's fields, `numbers[4..9]` a
+/// generator's state, `numbers[9]` the logger event of the last `step`; `bytes` an
+/// ID's 16 bytes. The same layout as the WebAssembly engine's (`wasm/src/lib.rs`).
+#[repr(C)]
+struct Io {
+    numbers: [f64; 16],
+    bytes: [u8; 16],
 }
 
-/// `newWords()`: a new word buffer, `[slot, words]`: `words` a `Uint32Array` of 4
-/// elements over 16 bytes of the addon's own memory, never freed (16 bytes per load of
-/// index.js in each thread), so that whatever JavaScript does with the array or its
-/// buffer (transfer it, let it be collected) the addon only ever writes and reads
-/// memory that exists. (A review found that an array handed in by JavaScript could
-/// have its memory moved or shrunk away under the addon, and crash the process.)
-#[napi(js_name = "newWords")]
-pub fn new_words(env: Env) -> Result<JsObject> {
-    let data: *mut u32 = Box::leak(Box::new([0u32; 4])).as_mut_ptr();
+/// Bytes of an [`Io`].
+const IO_SIZE: usize = std::mem::size_of::<Io>();
+
+std::thread_local! {
+    /// The blocks made by loads of the package on this thread (each worker thread has
+    /// its own list).
+    static BLOCKS: RefCell<Vec<*mut Io>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `newIo()`: a new block, `[slot, buffer]`, `buffer` an `ArrayBuffer` over [`Io`] in
+/// the addon's own memory, never freed (144 bytes per load of the package in each
+/// thread), so that whatever JavaScript does with the buffer (transfer it, let it be
+/// collected) the addon only ever writes and reads memory that exists. (A review found
+/// that an array handed in by JavaScript could have its memory moved or shrunk away
+/// under the addon, and crash the process.)
+#[napi(js_name = "newIo")]
+pub fn new_io(env: Env) -> Result<JsObject> {
+    // 1.0.1 kept its last timestamp through any clock step back: so does this copy of
+    // the library's process-wide generator (test/clock.test.js).
+    scru128::__private::set_process_rollback_allowance(api::ROLLBACK_ALLOWANCE);
+    let data: *mut Io = Box::leak(Box::new(Io {
+        numbers: [0.0; 16],
+        bytes: [0; 16],
+    }));
     let mut buffer = ptr::null_mut();
-    let mut array = ptr::null_mut();
-    // SAFETY: `data` is 16 bytes of leaked memory, valid for the life of the process,
-    // which the buffer only views (no finalizer: nothing is freed); the out-pointers
-    // are valid; the typed array covers the whole buffer.
+    // SAFETY: `data` is leaked memory of IO_SIZE bytes, valid for the life of the
+    // process, which the buffer only views (no finalizer: nothing is freed); the
+    // out-pointer is valid.
     let status = unsafe {
-        let s = sys::napi_create_external_arraybuffer(
+        sys::napi_create_external_arraybuffer(
             env.raw(),
             data.cast(),
-            16,
+            IO_SIZE,
             None,
             ptr::null_mut(),
             &mut buffer,
-        );
-        if s == sys::Status::napi_ok {
-            sys::napi_create_typedarray(
-                env.raw(),
-                sys::TypedarrayType::uint32_array,
-                4,
-                buffer,
-                0,
-                &mut array,
-            )
-        } else {
-            s
-        }
+        )
     };
     if status != sys::Status::napi_ok {
         return Err(Error::from_status(Status::from(status)));
     }
-    let slot = SLOTS.with(|slots| {
-        let mut slots = slots.borrow_mut();
-        slots.push(data);
-        (slots.len() - 1) as u32
+    let slot = BLOCKS.with(|blocks| {
+        let mut blocks = blocks.borrow_mut();
+        blocks.push(data);
+        (blocks.len() - 1) as u32
     });
     let mut pair = env.create_array_with_length(2)?;
     pair.set_element(0, env.create_uint32(slot)?)?;
-    // SAFETY: `array` is the live typed array just made in this environment.
+    // SAFETY: `buffer` is the live array buffer just made in this environment.
     pair.set_element(1, unsafe {
-        JsUnknown::from_raw_unchecked(env.raw(), array)
+        JsUnknown::from_raw_unchecked(env.raw(), buffer)
     })?;
     Ok(pair)
 }
 
-fn slot_words(env: &Env, slot: u32) -> Result<*mut u32> {
-    SLOTS
-        .with(|slots| slots.borrow().get(slot as usize).copied())
-        .ok_or_else(|| type_error(env, "no such word buffer"))
-}
-
-/// Writes `id` to the words of `slot`.
+/// Runs `f` on the block of `slot`.
 #[inline]
-fn write_words(env: &Env, slot: u32, id: Scru128Id) -> Result<()> {
-    let words = slot_words(env, slot)?;
-    let v = id.to_u128();
-    // SAFETY: `words` is 16 bytes of memory `newWords` leaked for the life of the
-    // process, aligned for `u32`; JavaScript runs on this thread only between calls,
-    // so nothing reads or writes it meanwhile.
-    unsafe {
-        words.write((v >> 96) as u32);
-        words.add(1).write((v >> 64) as u32);
-        words.add(2).write((v >> 32) as u32);
-        words.add(3).write(v as u32);
-    }
-    Ok(())
+fn with_io<T>(env: &Env, slot: u32, f: impl FnOnce(&mut Io) -> T) -> Result<T> {
+    let block = BLOCKS
+        .with(|blocks| blocks.borrow().get(slot as usize).copied())
+        .ok_or_else(|| type_error(env, "no such block"))?;
+    // SAFETY: `block` is memory `newIo` leaked for the life of the process; only this
+    // thread uses it (the list is per thread), JavaScript only between calls, and `f`
+    // calls no JavaScript, so no other reference to it exists meanwhile.
+    Ok(f(unsafe { &mut *block }))
 }
 
-/// Reads the ID in the words of `slot`.
+/// The ID whose fields are in the block of `slot`; a `RangeError` if they are not an
+/// ID's (a user changed them).
 #[inline]
-fn read_words(env: &Env, slot: u32) -> Result<Scru128Id> {
-    let words = slot_words(env, slot)?;
-    // SAFETY: as in `write_words`.
-    let w = unsafe {
-        [
-            words.read(),
-            words.add(1).read(),
-            words.add(2).read(),
-            words.add(3).read(),
-        ]
-    };
-    Ok(Scru128Id::from_u128(
-        (u128::from(w[0]) << 96)
-            | (u128::from(w[1]) << 64)
-            | (u128::from(w[2]) << 32)
-            | u128::from(w[3]),
-    ))
+fn id_in(env: &Env, slot: u32) -> Result<Scru128Id> {
+    let fields = with_io(env, slot, |io| {
+        [io.numbers[0], io.numbers[1], io.numbers[2], io.numbers[3]]
+    })?;
+    let mut message = Message::new();
+    api::from_fields(fields[0], fields[1], fields[2], fields[3], &mut message)
+        .ok_or_else(|| range_error(env, message.as_str()))
 }
 
-/// `scru128()`: a new ID from the process-wide generator, into the words of `slot`.
-#[napi(js_name = "generateWords")]
-pub fn generate_words(env: Env, slot: u32) -> Result<()> {
+#[inline]
+fn put_fields(env: &Env, slot: u32, id: Scru128Id) -> Result<()> {
+    with_io(env, slot, |io| {
+        io.numbers[..4].copy_from_slice(&api::fields_of(id))
+    })
+}
+
+// ---- the process-wide generator -----------------------------------------------------------
+
+/// `scru128()`: a new ID from the library's process-wide generator (every thread's IDs
+/// increase; no two threads of the process repeat each other), into the block.
+#[napi(js_name = "newId")]
+pub fn new_id(env: Env, slot: u32) -> Result<()> {
     match catch_unwind(scru128::scru128) {
-        Ok(id) => write_words(&env, slot, id),
+        Ok(id) => put_fields(&env, slot, id),
         Err(payload) => Err(global_failure(&env, &*payload)),
     }
 }
 
-/// `toString()`: the canonical string of the ID in the words of `slot`.
-#[napi(js_name = "encodeWords")]
-pub fn encode_words(env: Env, slot: u32) -> Result<JsString> {
-    id_string(&env, read_words(&env, slot)?)
-}
-
-/// `scru128String()`: a new ID from the library's process-wide generator (every
-/// thread's IDs increase; no two threads of the process repeat each other).
-#[napi(js_name = "generate")]
-pub fn generate(env: Env) -> Result<JsString> {
+/// `scru128String()`: a new ID from the process-wide generator, as its string.
+#[napi(js_name = "newString")]
+pub fn new_string(env: Env) -> Result<JsString> {
     match catch_unwind(scru128::scru128) {
         Ok(id) => id_string(&env, id),
         Err(payload) => Err(global_failure(&env, &*payload)),
     }
 }
 
-/// Reads a JavaScript string of exactly 26 UTF-16 code units into `units`; `None` if
-/// `value` is not a string or has another length.
-fn read_26(env: &Env, value: &JsUnknown, units: &mut [u16; 27]) -> Result<Option<()>> {
+// ---- the codec ----------------------------------------------------------------------------
+
+/// `toString()`: the canonical string of the ID in the block.
+#[napi(js_name = "encode")]
+pub fn encode(env: Env, slot: u32) -> Result<JsString> {
+    id_string(&env, id_in(&env, slot)?)
+}
+
+/// Reads a JavaScript string of exactly 26 UTF-16 code units; `None` if `value` is not
+/// a string or has another length.
+fn read_26(env: &Env, value: &JsUnknown) -> Result<Option<[u16; 26]>> {
     if value.get_type()? != ValueType::String {
         return Ok(None);
     }
+    let mut units = [0u16; 27];
     let mut len = 0usize;
-    // SAFETY: `value` is a string of `env` (checked above); `units` has room for 27 code
-    // units, which is the size passed, so at most 26 units and a NUL are written.
+    // SAFETY: `value` is a string of `env` (checked above); `units` has room for 27
+    // code units, the size passed, so at most 26 units and a NUL are written.
     let status = unsafe {
         sys::napi_get_value_string_utf16(
             env.raw(),
@@ -239,14 +238,16 @@ fn read_26(env: &Env, value: &JsUnknown, units: &mut [u16; 27]) -> Result<Option
         return Err(Error::from_status(Status::from(status)));
     }
     // A longer string is cut at 26 units: its length must be asked separately.
-    if len != 26 || value_utf16_len(env, value)? != 26 {
+    if len != 26 || utf16_len(env, value)? != 26 {
         return Ok(None);
     }
-    Ok(Some(()))
+    let mut out = [0u16; 26];
+    out.copy_from_slice(&units[..26]);
+    Ok(Some(out))
 }
 
 /// The length of a JavaScript string in UTF-16 code units (no copy).
-fn value_utf16_len(env: &Env, value: &JsUnknown) -> Result<usize> {
+fn utf16_len(env: &Env, value: &JsUnknown) -> Result<usize> {
     let mut len = 0usize;
     // SAFETY: `value` is a string of `env` (the caller checked); with a null buffer
     // Node-API only stores the length.
@@ -259,229 +260,123 @@ fn value_utf16_len(env: &Env, value: &JsUnknown) -> Result<usize> {
     Ok(len)
 }
 
-/// Parses 26 ASCII code units; `None` if one is not ASCII or the digits are invalid.
-#[inline]
-fn parse_units(units: &[u16; 27]) -> Option<Scru128Id> {
-    let mut ascii = [0u8; 26];
-    for (byte, &unit) in ascii.iter_mut().zip(units.iter()) {
-        if unit > 0x7f {
-            return None;
-        }
-        *byte = unit as u8;
-    }
-    Scru128Id::try_from_ascii(&ascii).ok()
-}
-
-/// `Scru128Id.fromString`: the canonical string of a valid 26-digit string (the same
-/// JavaScript string if it is canonical already), with the ID in the words of `slot`;
-/// or `null`, and `parseError` says why. Anything but a string of 26 code units is
-/// `null` too.
+/// `Scru128Id.fromString` of a string of 26 code units: the fields into the block; 0
+/// if the string is the canonical text already, 1 if not, -1 if it is not a valid ID
+/// (or not a string of 26 code units), and `parseMessage` says why.
 #[napi(js_name = "parse")]
-pub fn parse(env: Env, value: JsUnknown, slot: u32) -> Result<Option<JsUnknown>> {
-    let mut units = [0u16; 27];
-    if read_26(&env, &value, &mut units)?.is_none() {
-        return Ok(None);
-    }
-    let Some(id) = parse_units(&units) else {
-        return Ok(None);
+pub fn parse(env: Env, value: JsUnknown, slot: u32) -> Result<i32> {
+    let Some(units) = read_26(&env, &value)? else {
+        return Ok(-1);
     };
-    write_words(&env, slot, id)?;
-    let canonical = id.encode();
-    if canonical
-        .as_bytes()
-        .iter()
-        .zip(units.iter())
-        .all(|(&b, &u)| u16::from(b) == u)
-    {
-        Ok(Some(value))
-    } else {
-        Ok(Some(id_string(&env, id)?.into_unknown()))
+    match api::parse_units(&units) {
+        Some((id, canonical)) => {
+            put_fields(&env, slot, id)?;
+            Ok(if canonical { 0 } else { 1 })
+        }
+        None => Ok(-1),
     }
 }
 
-/// Why `parse` gave `null` for a string of 26 code units: the library's message
-/// ("invalid digit 'W' at position 5: expected 0-9 or A-V in either case", or the
-/// first digit out of range). Positions count characters; a lone surrogate shows as
-/// U+FFFD.
-#[napi(js_name = "parseError")]
-pub fn parse_error(env: Env, value: JsUnknown) -> Result<String> {
-    let mut units = [0u16; 27];
-    if read_26(&env, &value, &mut units)?.is_none() {
+/// Why `parse` refused a string of 26 code units.
+#[napi(js_name = "parseMessage")]
+pub fn parse_message(env: Env, value: JsUnknown) -> Result<String> {
+    let Some(units) = read_26(&env, &value)? else {
         return Err(type_error(&env, "expected a string of 26 characters"));
-    }
-    let text: String = char::decode_utf16(units[..26].iter().copied())
-        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-        .collect();
-    Ok(match Scru128Id::try_from_str(&text) {
-        Ok(_) => "no error".to_owned(),
-        Err(err) => err.to_string(),
-    })
+    };
+    let mut message = Message::new();
+    api::parse_message(&units, &mut message);
+    Ok(message.as_str().to_owned())
 }
 
-/// A field value given as a JavaScript number: an integer from 0 to `max`.
-fn field_value(value: f64, max: u64) -> Option<u64> {
-    (value.fract() == 0.0 && (0.0..=max as f64).contains(&value)).then_some(value as u64)
-}
-
-/// `Scru128Id.fromFields`: the ID into the words of `slot`, or a `RangeError` that
-/// names the field (1.0.1's "invalid field value", then what and where).
-#[napi(js_name = "fromFields")]
-pub fn from_fields(
-    env: Env,
+/// `Scru128Id.fromFields` of four integers: `null`, or the message that names the
+/// field out of its range.
+#[napi(js_name = "checkFields")]
+pub fn check_fields(
     timestamp: f64,
     counter: f64,
     per_sec_random: f64,
     per_gen_random: f64,
-    slot: u32,
-) -> Result<()> {
-    let args = [
-        ("timestamp", timestamp),
-        ("counter", counter),
-        ("perSecRandom", per_sec_random),
-        ("perGenRandom", per_gen_random),
-    ];
-    let mut values = [0u64; 4];
-    for (slot, (name, value)) in values.iter_mut().zip(args) {
-        // Anything above u32::MAX (44 bits for the timestamp) is out of every range:
-        // the library names the field and its maximum.
-        let max = if name == "timestamp" {
-            (1u64 << 44) - 1
-        } else {
-            u64::from(u32::MAX)
-        };
-        match field_value(value, max) {
-            Some(v) => *slot = v,
-            None if value.fract() == 0.0 && value > max as f64 => {
-                return Err(range_error(
-                    &env,
-                    &format!("invalid field value: {name} {value} is out of range (maximum {max})"),
-                ));
-            }
-            None => {
-                return Err(range_error(
-                    &env,
-                    &format!("invalid field value: {name} {value} is not an integer from 0"),
-                ));
-            }
-        }
-    }
-    match Scru128Id::try_from_fields(
-        values[0],
-        values[1] as u32,
-        values[2] as u32,
-        values[3] as u32,
+) -> Option<String> {
+    let mut message = Message::new();
+    match api::from_fields(
+        timestamp,
+        counter,
+        per_sec_random,
+        per_gen_random,
+        &mut message,
     ) {
-        Ok(id) => write_words(&env, slot, id),
-        Err(err) => {
-            // The library's names are the crate's; say the JavaScript ones.
-            let message = err
-                .to_string()
-                .replace("per_sec_random", "perSecRandom")
-                .replace("per_gen_random", "perGenRandom");
-            Err(range_error(
-                &env,
-                &format!("invalid field value: {message}"),
-            ))
-        }
+        Some(_) => None,
+        None => Some(message.as_str().to_owned()),
     }
 }
 
-/// `toHex()`: `"0x"` and 32 lowercase hex digits of the ID in the words of `slot`.
+/// `Scru128Id.fromArrayBuffer`: the fields of the 16 bytes in the block.
+#[napi(js_name = "fromBytes")]
+pub fn from_bytes(env: Env, slot: u32) -> Result<()> {
+    let bytes = with_io(&env, slot, |io| io.bytes)?;
+    put_fields(&env, slot, Scru128Id::from_bytes(bytes))
+}
+
+/// `toArrayBuffer()`: the 16 bytes of the ID in the block, into the block.
+#[napi(js_name = "toBytes")]
+pub fn to_bytes(env: Env, slot: u32) -> Result<()> {
+    let id = id_in(&env, slot)?;
+    with_io(&env, slot, |io| io.bytes = id.to_bytes())
+}
+
+/// `toHex()`: `"0x"` and 32 lowercase hex digits of the ID in the block.
 #[napi(js_name = "toHex")]
 pub fn to_hex(env: Env, slot: u32) -> Result<JsString> {
-    let id = read_words(&env, slot)?;
-    let mut text = [0u8; 34];
-    text[..2].copy_from_slice(b"0x");
-    text[2..].copy_from_slice(id.encode_hex().as_bytes());
-    env.create_string_latin1(&text)
+    let id = id_in(&env, slot)?;
+    env.create_string_latin1(&api::to_hex(id))
 }
 
-/// 1.0.1's hex rule: an optional `0x` (either case), then leading zeros, then at most
-/// 32 significant hex digits, any case; returns the 32 digits the library's codec
-/// reads, or why not. The string may be very long: nothing is copied but what the
-/// rule keeps.
-fn hex_digits(text: &str) -> std::result::Result<[u8; 32], String> {
-    let body = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text);
-    if body.is_empty() {
-        return Err("no hex digits".to_owned());
-    }
-    let significant = body.trim_start_matches('0');
-    let significant = if significant.is_empty() {
-        "0"
-    } else {
-        significant
-    };
-    if significant.len() > 32 {
-        if let Some((pos, ch)) = significant
-            .char_indices()
-            .find(|(_, c)| !c.is_ascii_hexdigit())
-        {
-            let pos = text.len() - significant.len() + pos;
-            return Err(format!("invalid hex digit {ch:?} at position {pos}"));
-        }
-        return Err(format!(
-            "{} significant hex digits, more than 32 (128 bits)",
-            significant.len()
-        ));
-    }
-    let mut digits = [b'0'; 32];
-    digits[32 - significant.len()..].copy_from_slice(significant.as_bytes());
-    match Scru128Id::try_from_hex_ascii(&digits) {
-        Ok(_) => Ok(digits),
-        Err(_) => {
-            let (pos, ch) = significant
-                .char_indices()
-                .find(|(_, c)| !c.is_ascii_hexdigit())
-                .unwrap_or((0, '?'));
-            let pos = text.len() - significant.len() + pos;
-            // Positions in characters, as the other messages.
-            let pos = text[..pos].chars().count();
-            Err(format!(
-                "invalid hex digit {ch:?} at position {pos}: expected 0-9 or a-f in either case"
-            ))
-        }
-    }
-}
-
-/// `Scru128Id.fromHex`: true with the ID in the words of `slot`, or false, and
-/// `hexError` says why.
+/// `Scru128Id.fromHex`: `null` with the ID's fields in the block, or the message.
 #[napi(js_name = "fromHex")]
-pub fn from_hex(env: Env, value: String, slot: u32) -> Result<bool> {
-    match hex_digits(&value).map(|digits| Scru128Id::try_from_hex_ascii(&digits)) {
-        Ok(Ok(id)) => write_words(&env, slot, id).map(|()| true),
-        _ => Ok(false),
+pub fn from_hex(env: Env, value: JsUnknown, slot: u32) -> Result<Option<String>> {
+    if value.get_type()? != ValueType::String {
+        return Err(type_error(&env, "expected a string"));
+    }
+    let len = utf16_len(&env, &value)?;
+    // A hex form is at most 34 units unless it has leading zeros: those fit on the
+    // stack; a longer text is copied to the heap whole.
+    let mut short = [0u16; 64];
+    let mut long = Vec::new();
+    let units: &mut [u16] = if len < short.len() {
+        &mut short
+    } else {
+        long.resize(len + 1, 0);
+        &mut long
+    };
+    let mut written = 0usize;
+    // SAFETY: `value` is a string of `env`; `units` has room for more than `len` code
+    // units, the size passed.
+    let status = unsafe {
+        sys::napi_get_value_string_utf16(
+            env.raw(),
+            value.raw(),
+            units.as_mut_ptr(),
+            units.len(),
+            &mut written,
+        )
+    };
+    if status != sys::Status::napi_ok {
+        return Err(Error::from_status(Status::from(status)));
+    }
+    let mut reader = HexReader::new();
+    reader.feed(&units[..written]);
+    let mut message = Message::new();
+    match reader.finish(&mut message) {
+        Some(id) => put_fields(&env, slot, id).map(|()| None),
+        None => Ok(Some(message.as_str().to_owned())),
     }
 }
 
-/// Why `fromHex` gave `null`.
-#[napi(js_name = "hexError")]
-pub fn hex_error(value: String) -> String {
-    match hex_digits(&value) {
-        Ok(_) => "no error".to_owned(),
-        Err(message) => message,
-    }
-}
+// ---- generator objects --------------------------------------------------------------------
 
-// ---- generators ---------------------------------------------------------------------
-
-/// The system clock, keeping its last reading for the logger's events.
-#[derive(Clone)]
-struct RecordingClock(Rc<Cell<u64>>);
-
-impl Clock for RecordingClock {
-    fn unix_ts_ms(&mut self) -> u64 {
-        let now = SystemClock.unix_ts_ms();
-        self.0.set(now);
-        now
-    }
-}
-
-/// The JavaScript function a user generator draws from during one `generate` call:
-/// the environment and the function's value (valid during that call only), and
-/// whether a draw has thrown (then the rest of the call draws nothing).
+/// The JavaScript function a user generator draws from during one `step` call: the
+/// environment and the function's value (valid during that call only), and whether a
+/// draw has thrown (then the rest of the call draws nothing).
 #[derive(Clone, Copy)]
 struct Draw {
     env: sys::napi_env,
@@ -490,257 +385,126 @@ struct Draw {
 }
 
 std::thread_local! {
-    /// The draw of the `generate` call running on this thread (each worker thread has
-    /// its own), if any. A draw function that calls another user generator sets this
-    /// anew, and the inner call puts the outer one back.
+    /// The draw of the `step` call running on this thread (each worker thread has its
+    /// own), if any. A draw function that calls another user generator sets this anew,
+    /// and the inner call puts the outer one back.
     static DRAW: Cell<Option<Draw>> = const { Cell::new(None) };
+
+    /// The random source of `new Scru128Generator()` objects on this thread: the
+    /// library's OS-seeded ChaCha12, shared by all of them (a generator's state is
+    /// kept in its JavaScript object, so that it is collected like any object).
+    static RNG: RefCell<Option<DefaultRng>> = const { RefCell::new(None) };
 }
 
-/// A random source that calls the JavaScript function of the current [`Draw`]:
-/// `rng.nextUint32()`, used as 1.0.1 used it.
-#[derive(Clone, Copy)]
-struct JsRandom;
-
-impl JsRandom {
-    /// Calls the function; `None` if there is none or it threw (the exception is
-    /// pending, and the draw is marked failed).
-    fn call() -> Option<(sys::napi_env, sys::napi_value)> {
-        let mut draw = DRAW.with(Cell::get)?;
-        if draw.failed {
-            return None;
-        }
-        let mut result = ptr::null_mut();
-        let mut undefined = ptr::null_mut();
-        // SAFETY: `draw` was set by `NativeGenerator::generate` from its own arguments
-        // and is cleared before it returns, so `env` and `function` are live values of
-        // the call on this thread; `result` and `undefined` are valid out-pointers.
-        let status = unsafe {
-            let s = sys::napi_get_undefined(draw.env, &mut undefined);
-            if s == sys::Status::napi_ok {
-                sys::napi_call_function(
-                    draw.env,
-                    undefined,
-                    draw.function,
-                    0,
-                    ptr::null(),
-                    &mut result,
-                )
-            } else {
-                s
-            }
-        };
-        if status != sys::Status::napi_ok {
-            draw.failed = true;
-            DRAW.with(|d| d.set(Some(draw)));
-            return None;
-        }
-        Some((draw.env, result))
+/// `draw(bits)` of the current [`Draw`]: the number it returns (see
+/// `scru128_js_api::UserRandom`), or `NaN` if there is none or it threw (the exception
+/// is pending, and the draw is marked failed).
+fn call_draw(bits: u32) -> f64 {
+    let Some(mut draw) = DRAW.with(Cell::get) else {
+        return f64::NAN;
+    };
+    if draw.failed {
+        return f64::NAN;
     }
-
-    /// Marks the current draw failed after an exception thrown here.
-    fn fail() {
-        DRAW.with(|d| {
-            if let Some(mut draw) = d.get() {
-                draw.failed = true;
-                d.set(Some(draw));
-            }
-        });
+    let mut result = ptr::null_mut();
+    let mut undefined = ptr::null_mut();
+    let mut arg = ptr::null_mut();
+    let mut number = f64::NAN;
+    let mut kind = 0;
+    // SAFETY: `draw` was set by `step` from its own arguments and is reset before it
+    // returns, so `env` and `function` are live values of the call on this thread; the
+    // out-pointers are valid; the number is read only from a number.
+    let ok = unsafe {
+        sys::napi_get_undefined(draw.env, &mut undefined) == sys::Status::napi_ok
+            && sys::napi_create_uint32(draw.env, bits, &mut arg) == sys::Status::napi_ok
+            && sys::napi_call_function(draw.env, undefined, draw.function, 1, &arg, &mut result)
+                == sys::Status::napi_ok
+            && sys::napi_typeof(draw.env, result, &mut kind) == sys::Status::napi_ok
+            && (kind != sys::ValueType::napi_number
+                || sys::napi_get_value_double(draw.env, result, &mut number)
+                    == sys::Status::napi_ok)
+    };
+    if !ok {
+        draw.failed = true;
+        DRAW.with(|d| d.set(Some(draw)));
     }
+    number
 }
 
-impl RandomSource for JsRandom {
-    /// `per_gen_random`: 1.0.1 passed `nextUint32()` to `fromFields` as it was, so
-    /// anything but an integer number from 0 to 2^32−1 is a `RangeError`.
-    fn next_u32(&mut self) -> u32 {
-        let Some((env, value)) = Self::call() else {
-            return 0;
-        };
-        let mut kind = 0;
-        let mut number = f64::NAN;
-        // SAFETY: `env` and `value` are live values of the current call (see `call`);
-        // the out-pointers are valid. The number is read only from a number.
-        let ok = unsafe {
-            sys::napi_typeof(env, value, &mut kind) == sys::Status::napi_ok
-                && kind == sys::ValueType::napi_number
-                && sys::napi_get_value_double(env, value, &mut number) == sys::Status::napi_ok
-        };
-        if ok && number.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&number) {
-            return number as u32;
-        }
-        let message = c"invalid field value: nextUint32() returned a value that is not an integer from 0 to 4294967295";
-        // SAFETY: `env` is live (see `call`); `message` is a NUL-terminated string.
-        unsafe { sys::napi_throw_range_error(env, ptr::null(), message.as_ptr()) };
-        Self::fail();
-        0
-    }
-
-    /// `counter` and `perSecRandom`: 1.0.1 took `nextUint32() & mask`, so the value
-    /// goes through JavaScript's `ToInt32` (a string of digits works, `NaN` is 0, a
-    /// `BigInt` or `Symbol` is a `TypeError`); the library keeps the low `bits` bits.
-    fn next_bits(&mut self, _bits: u32) -> u32 {
-        let Some((env, value)) = Self::call() else {
-            return 0;
-        };
-        let mut number = ptr::null_mut();
-        let mut int = 0i32;
-        // SAFETY: `env` and `value` are live values of the current call (see `call`);
-        // the out-pointers are valid. `napi_coerce_to_number` runs `valueOf` and the
-        // like, which may throw: then the status is not ok and the exception pending.
-        let ok = unsafe {
-            sys::napi_coerce_to_number(env, value, &mut number) == sys::Status::napi_ok
-                && sys::napi_get_value_int32(env, number, &mut int) == sys::Status::napi_ok
-        };
-        if !ok {
-            Self::fail();
-            return 0;
-        }
-        int as u32
-    }
-}
-
-/// What a generator's last ID told the logger (1.0.1's events).
-const EVENT_NONE: u32 = 0;
-/// The counter passed its maximum within one millisecond.
-const EVENT_COUNTER_LIMIT: u32 = 1;
-/// The clock went back beyond the rollback allowance: the generator started over.
-const EVENT_RESET: u32 = 2;
-
-enum Kind {
-    /// `new Scru128Generator()`: the library's generator with its OS-seeded ChaCha12.
-    Own(Box<Scru128Generator<DefaultRng, RecordingClock>>),
-    /// `new Scru128Generator(rng)`: draws from `rng.nextUint32()`.
-    User(Box<Scru128Generator<JsRandom, RecordingClock>>),
-}
-
-/// The native side of `Scru128Generator`.
+/// `step(slot, now, draw)`: one `generate()` at `now` (`Date.now()`, as 1.0.1 read the
+/// clock) of a `Scru128Generator` whose state is in the block (`numbers[4..9]`): the ID,
+/// the new state and the logger event go back into it. Draws from the thread's OS-seeded source, or, if `draw` is a function, from it
+/// (`draw(bits)` calls `rng.nextUint32()`). If `draw` throws, the exception reaches the
+/// caller and the block keeps the old state; a value 1.0.1 refused is a `RangeError`.
 #[napi]
-pub struct NativeGenerator {
-    kind: RefCell<Kind>,
-    clock: Rc<Cell<u64>>,
-    last: Cell<Option<Scru128Id>>,
-    event: Cell<u32>,
-}
-
-#[napi]
-impl NativeGenerator {
-    /// A generator over the OS-seeded random source (`user` false) or over the draw
-    /// function passed to each `generate` call (`user` true).
-    #[napi(constructor)]
-    pub fn new(env: Env, user: bool) -> Result<Self> {
-        quiet_library_panics();
-        let clock = Rc::new(Cell::new(0));
-        let recording = RecordingClock(Rc::clone(&clock));
-        let kind = if user {
-            Kind::User(Box::new(Scru128Generator::with_rng_and_clock(
-                JsRandom, recording,
-            )))
-        } else {
-            let rng = catch_unwind(DefaultRng::new)
-                .map_err(|payload| plain_error(&env, &panic_message(&*payload)))?;
-            Kind::Own(Box::new(Scru128Generator::with_rng_and_clock(
-                rng, recording,
-            )))
-        };
-        Ok(Self {
-            kind: RefCell::new(kind),
-            clock,
-            last: Cell::new(None),
-            event: Cell::new(EVENT_NONE),
-        })
-    }
-
-    /// The next ID. A user generator calls `draw` (which calls
-    /// `rng.nextUint32()`) for each random number; if it throws, or returns a value
-    /// 1.0.1 refused, the exception reaches the caller and the generator is left as
-    /// it was before the call.
-    ///
-    /// The ID goes into the words of `slot`, written after the last draw (a draw
-    /// function may itself make IDs through the same words).
-    #[napi]
-    pub fn generate(&self, env: Env, slot: u32, draw: Option<JsUnknown>) -> Result<()> {
-        // napi-rs does not check the type of an optional function argument: a value
-        // that is not a function made `napi_call_function` fail without an exception,
-        // and the call return nothing, silently (found by a review).
-        let draw = match draw {
-            Some(value) if value.get_type()? == ValueType::Function => {
-                // SAFETY: a function, as just checked.
-                Some(unsafe { value.cast::<JsFunction>() })
-            }
-            Some(_) => {
-                return Err(type_error(&env, "the draw function is not a function"));
-            }
-            None => None,
-        };
-        let Ok(mut kind) = self.kind.try_borrow_mut() else {
-            return Err(plain_error(
-                &env,
-                "Scru128Generator called from its own random source",
-            ));
-        };
-        let id = match &mut *kind {
-            Kind::Own(generator) => catch_unwind(AssertUnwindSafe(|| generator.try_generate()))
-                .map_err(|payload| plain_error(&env, &panic_message(&*payload)))?
-                .map_err(|err| generate_error(&env, err))?,
-            Kind::User(generator) => {
-                let Some(draw) = draw else {
-                    return Err(type_error(&env, "a user generator needs its draw function"));
+pub fn step(env: Env, slot: u32, now: f64, draw: Option<JsUnknown>) -> Result<()> {
+    quiet_library_panics();
+    // napi-rs does not check the type of an optional function argument: a value that
+    // is not a function made `napi_call_function` fail without an exception, and the
+    // call return nothing, silently (found by a review).
+    let draw = match draw {
+        Some(value) if value.get_type()? == ValueType::Function => {
+            // SAFETY: a function, as just checked.
+            Some(unsafe { value.cast::<JsFunction>() })
+        }
+        Some(value) if value.get_type()? == ValueType::Undefined => None,
+        Some(_) => return Err(type_error(&env, "the draw function is not a function")),
+        None => None,
+    };
+    // The state is read before anything is drawn: the draw function may make IDs,
+    // through this same block, before this call writes its results.
+    let mut state = [0.0; STATE_LEN];
+    with_io(&env, slot, |io| {
+        state.copy_from_slice(&io.numbers[4..4 + STATE_LEN])
+    })?;
+    // `Date.now()`, as 1.0.1 read it (`as` saturates: NaN and negatives are 0, which
+    // the generator refuses as before 2020).
+    let now = now as u64;
+    let (id, event) = match draw {
+        None => {
+            let outcome = RNG.with(|rng| {
+                let Ok(mut rng) = rng.try_borrow_mut() else {
+                    // Only a panic inside the draw could leave it borrowed.
+                    return Err(plain_error(&env, "scru128: the random source is busy"));
                 };
-                let before = generator.clone();
-                // SAFETY: `draw` is an argument of this call: its raw value is live
-                // until the call returns, and DRAW is reset before that.
-                let function = unsafe { draw.raw() };
-                let outer = DRAW.with(|d| {
-                    d.replace(Some(Draw {
-                        env: env.raw(),
-                        function,
-                        failed: false,
-                    }))
-                });
-                let outcome = catch_unwind(AssertUnwindSafe(|| generator.try_generate()));
-                let failed = DRAW.with(|d| d.replace(outer)).is_some_and(|d| d.failed);
-                match outcome {
-                    _ if failed => {
-                        **generator = *before;
-                        return Err(Error::from_status(Status::PendingException));
-                    }
-                    Ok(Ok(id)) => id,
-                    Ok(Err(err)) => return Err(generate_error(&env, err)),
-                    Err(payload) => {
-                        **generator = *before;
-                        return Err(plain_error(&env, &panic_message(&*payload)));
-                    }
-                }
-            }
-        };
-        drop(kind);
-        self.event.set(self.event_of(id));
-        self.last.set(Some(id));
-        write_words(&env, slot, id)
-    }
-
-    /// What the last `generate` told the logger: 0 nothing, 1 the counter limit
-    /// (1.0.1's info), 2 a reset after the clock went back (1.0.1's warning).
-    #[napi(js_name = "lastEvent")]
-    pub fn last_event(&self) -> u32 {
-        self.event.get()
-    }
-}
-
-impl NativeGenerator {
-    fn event_of(&self, id: Scru128Id) -> u32 {
-        let Some(last) = self.last.get() else {
-            return EVENT_NONE;
-        };
-        let now = self.clock.get().saturating_sub(TIMESTAMP_BIAS);
-        if id <= last {
-            EVENT_RESET
-        } else if last.counter() == MAX_COUNTER
-            && now <= last.timestamp()
-            && id.timestamp() == last.timestamp() + 1
-        {
-            EVENT_COUNTER_LIMIT
-        } else {
-            EVENT_NONE
+                let rng = match &mut *rng {
+                    Some(rng) => rng,
+                    empty => empty.insert(
+                        catch_unwind(DefaultRng::new)
+                            .map_err(|payload| plain_error(&env, &panic_message(&*payload)))?,
+                    ),
+                };
+                catch_unwind(AssertUnwindSafe(|| api::step(&mut state, now, rng)))
+                    .map_err(|payload| plain_error(&env, &panic_message(&*payload)))
+            })?;
+            outcome.map_err(|err| generate_error(&env, &err))?
         }
-    }
+        Some(draw) => {
+            // SAFETY: `draw` is an argument of this call: its raw value is live until
+            // the call returns, and DRAW is reset before that.
+            let function = unsafe { draw.raw() };
+            let outer = DRAW.with(|d| {
+                d.replace(Some(Draw {
+                    env: env.raw(),
+                    function,
+                    failed: false,
+                }))
+            });
+            let mut rng = UserRandom::new(call_draw);
+            let outcome = catch_unwind(AssertUnwindSafe(|| api::step(&mut state, now, &mut rng)));
+            let failed = DRAW.with(|d| d.replace(outer)).is_some_and(|d| d.failed);
+            match outcome {
+                _ if failed => return Err(Error::from_status(Status::PendingException)),
+                _ if rng.refused => return Err(range_error(&env, api::REFUSED_MESSAGE)),
+                Ok(Ok(done)) => done,
+                Ok(Err(err)) => return Err(generate_error(&env, &err)),
+                Err(payload) => return Err(plain_error(&env, &panic_message(&*payload))),
+            }
+        }
+    };
+    with_io(&env, slot, |io| {
+        io.numbers[..4].copy_from_slice(&api::fields_of(id));
+        io.numbers[4..4 + STATE_LEN].copy_from_slice(&state);
+        io.numbers[9] = f64::from(event);
+    })
 }

@@ -17,8 +17,9 @@ const X = "00PGHAJ3Q9VAJ7IU6PQBHBUAK4";
 // The fields of X, from the shared test vectors' format (docs/format.md).
 const X_FIELDS = [54797179124, 167421561, 7920082, 3804179076];
 
-test("exports exactly 1.0.1's names", () => {
+test("exports 1.0.1's names, and ENGINE", () => {
   assert.deepEqual(Object.keys(require("..")).sort(), [
+    "ENGINE",
     "Scru128Generator",
     "Scru128Id",
     "TIMESTAMP_BIAS",
@@ -27,6 +28,10 @@ test("exports exactly 1.0.1's names", () => {
     "setLogger",
   ]);
   assert.equal(TIMESTAMP_BIAS, 1577836800000);
+  // Which engine runs: the native addon of this platform, or WebAssembly.
+  const { ENGINE } = require("..");
+  const expected = process.env.SCRU128_ENGINE === "wasm" ? /^wasm: SCRU128_ENGINE=wasm$/ : /^native linux-(x64|arm64)-gnu$/;
+  assert.match(ENGINE, expected);
 });
 
 test("scru128() gives a Scru128Id of now; scru128String() its string", () => {
@@ -56,16 +61,22 @@ test("the seed's example prints the 26-digit text: inspect, String, template, JS
   assert.equal(util.inspect([x]), `[ ${s} ]`);
 });
 
-test("fields are read-only numbers", () => {
+test("fields are own, enumerable numbers, as 1.0.1's: structuredClone and deep equality see them", () => {
   const x = Scru128Id.fromString(X);
   assert.deepEqual([x.timestamp, x.counter, x.perSecRandom, x.perGenRandom], X_FIELDS);
-  for (const name of ["timestamp", "counter", "perSecRandom", "perGenRandom"]) {
-    assert.throws(() => {
-      "use strict";
-      x[name] = 1;
-    }, TypeError);
+  assert.deepEqual(Object.keys(x), ["timestamp", "counter", "perSecRandom", "perGenRandom"]);
+  for (const make of [() => scru128(), () => new Scru128Generator().generate(), () => Scru128Id.fromHex("0x1"), () => x.clone()]) {
+    assert.deepEqual(Object.keys(make()), ["timestamp", "counter", "perSecRandom", "perGenRandom"]);
   }
-  assert.deepEqual([x.timestamp, x.counter, x.perSecRandom, x.perGenRandom], X_FIELDS);
+  assert.deepEqual(structuredClone(x), {
+    timestamp: X_FIELDS[0],
+    counter: X_FIELDS[1],
+    perSecRandom: X_FIELDS[2],
+    perGenRandom: X_FIELDS[3],
+  });
+  assert.throws(() => assert.deepStrictEqual(x, Scru128Id.fromFields(1, 2, 3, 4)), assert.AssertionError);
+  assert.deepStrictEqual(x, Scru128Id.fromFields(...X_FIELDS));
+  assert.equal(util.isDeepStrictEqual(x, scru128()), false);
 });
 
 test("fromFields: every field at its bounds; RangeError outside or not an integer", () => {
@@ -128,7 +139,7 @@ test("fromString: 26 digits [0-7][0-9A-Va-v]{25}, either case; SyntaxError other
   });
 });
 
-test("fromString gives the same string object back when it is canonical", () => {
+test("fromString, then toString: the canonical string, from either case", () => {
   const s = scru128String();
   assert.equal(Scru128Id.fromString(s).toString(), s);
   assert.equal(Scru128Id.fromString(s.toLowerCase()).toString(), s);
@@ -156,7 +167,15 @@ test("toArrayBuffer / fromArrayBuffer: 16 big-endian bytes; RangeError for other
       message: `not a 128-bit byte array: ${n} bytes`,
     });
   }
-  for (const v of [undefined, null, "x".repeat(16), [1, 2, 3], {}, { byteLength: 16 }]) {
+  // Not a buffer: a RangeError, as 1.0.1's length check threw first; TypeError for
+  // null and undefined (1.0.1 read `byteLength` of them).
+  for (const v of ["x".repeat(16), [1, 2, 3], {}, { byteLength: 16 }, 16]) {
+    assert.throws(() => Scru128Id.fromArrayBuffer(v), {
+      name: "RangeError",
+      message: /^not a 128-bit byte array: expected an ArrayBuffer or a view of one, got /,
+    });
+  }
+  for (const v of [undefined, null]) {
     assert.throws(() => Scru128Id.fromArrayBuffer(v), TypeError);
   }
 });
@@ -250,10 +269,11 @@ test("Scru128Generator(rng): nextUint32() looked up and called at every draw, as
   };
   const g = new Scru128Generator(rng);
   const x = g.generate();
-  // counter = v & 0xfffffff, perSecRandom = v & 0xffffff, perGenRandom = v: 1.0.1's order.
+  // counter = v >>> 4, perSecRandom = v >>> 8 (the high bits), perGenRandom = v:
+  // 1.0.1's order and use.
   assert.equal(calls.length, 3);
-  assert.equal(x.counter, 0x2345678);
-  assert.equal(x.perSecRandom, 0x345678);
+  assert.equal(x.counter, 0x1234567);
+  assert.equal(x.perSecRandom, 0x123456);
   assert.equal(x.perGenRandom, 0x12345678);
   rng.nextUint32 = () => (calls.push("b"), 7);
   const y = g.generate();
@@ -268,25 +288,34 @@ test("Scru128Generator(rng): nextUint32() looked up and called at every draw, as
   assert.throws(() => new Scru128Generator({ nextUint32: 5 }), TypeError);
 });
 
-test("Scru128Generator(rng): counter and perSecRandom take ToInt32(value) & mask, as 1.0.1", () => {
-  const cases = [
-    [0xffffffff, 0xfffffff, 0xffffff],
-    [-1, 0xfffffff, 0xffffff],
-    [2 ** 32 + 5, 5, 5],
-    [1.9, 1, 1],
-    [NaN, 0, 0],
-    [Infinity, 0, 0],
-    ["12", 12, 12],
-    [{ valueOf: () => 9 }, 9, 9],
-    [null, 0, 0],
-    [undefined, 0, 0],
-  ];
-  for (const [value, counter, perSec] of cases) {
+test("Scru128Generator(rng): the same values give 1.0.1's IDs (a seeded source)", () => {
+  // 1.0.1's generator at a new millisecond: counter = a >>> 4, perSecRandom = b >>> 8
+  // at the first ID, perGenRandom = c, from three draws a, b, c in that order.
+  let x = 0x9e3779b9;
+  const draws = [];
+  const g = new Scru128Generator({
+    nextUint32() {
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      draws.push(x);
+      return x;
+    },
+  });
+  const id = g.generate();
+  assert.deepEqual(
+    [id.counter, id.perSecRandom, id.perGenRandom],
+    [draws[0] >>> 4, draws[1] >>> 8, draws[2]],
+  );
+});
+
+test("Scru128Generator(rng): counter and perSecRandom take value >>> 4 and >>> 8, as 1.0.1", () => {
+  const cases = [0xffffffff, -1, 2 ** 32 + 0x50, 74565.9, NaN, Infinity, -Infinity, "4096", "0x100", { valueOf: () => 0x900 }, null, undefined, true, [], [0x7777]];
+  for (const value of cases) {
     let n = 0;
     const g = new Scru128Generator({ nextUint32: () => (n++ < 2 ? value : 77) });
     const x = g.generate();
-    assert.equal(x.counter, counter, `counter of ${String(value)}`);
-    assert.equal(x.perSecRandom, perSec, `perSecRandom of ${String(value)}`);
+    // JavaScript's own `>>>`, which 1.0.1 applied.
+    assert.equal(x.counter, value >>> 4, `counter of ${String(value)}`);
+    assert.equal(x.perSecRandom, value >>> 8, `perSecRandom of ${String(value)}`);
     assert.equal(x.perGenRandom, 77);
   }
 });
@@ -378,7 +407,7 @@ test("setLogger: 1.0.1's info message when the counter limit is reached", () => 
     // Counters drawn at the top: the next ID of the same millisecond overflows (and
     // takes the next millisecond). The clock read after b not past a's timestamp
     // shows that b's generation saw the same or an earlier millisecond.
-    const g = new Scru128Generator({ nextUint32: () => 0xfffffff });
+    const g = new Scru128Generator({ nextUint32: () => 0xffffffff });
     let a;
     let b;
     do {
@@ -387,7 +416,8 @@ test("setLogger: 1.0.1's info message when the counter limit is reached", () => 
       b = g.generate();
     } while (Date.now() - TIMESTAMP_BIAS > a.timestamp);
     assert.equal(b.timestamp, a.timestamp + 1);
-    assert.deepEqual(messages, [["info", "counter limit reached; will wait until clock goes forward"]]);
+    // 1.0.1's words, with its "scru128: " in front.
+    assert.deepEqual(messages, [["info", "scru128: counter limit reached; will wait until clock goes forward"]]);
     assert.ok(b.compareTo(a) > 0);
     // Nothing for ordinary IDs.
     messages.length = 0;
@@ -400,7 +430,7 @@ test("setLogger: 1.0.1's info message when the counter limit is reached", () => 
 });
 
 test("a logger that makes IDs itself does not change the ID being returned", () => {
-  const g = new Scru128Generator({ nextUint32: () => 0xfffffff });
+  const g = new Scru128Generator({ nextUint32: () => 0xffffffff });
   setLogger({ error() {}, warn() {}, info: () => scru128() });
   try {
     for (let i = 0; i < 100; i++) {

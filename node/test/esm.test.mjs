@@ -10,7 +10,8 @@ const require = createRequire(import.meta.url);
 
 test("import gives the named exports of 1.0.1, the very objects of require", () => {
   const cjs = require("..");
-  assert.deepEqual(Object.keys(ns).sort(), ["Scru128Generator", "Scru128Id", "TIMESTAMP_BIAS", "scru128", "scru128String", "setLogger"]);
+  assert.deepEqual(Object.keys(ns).sort(), ["ENGINE", "Scru128Generator", "Scru128Id", "TIMESTAMP_BIAS", "scru128", "scru128String", "setLogger"]);
+  assert.equal(ns.ENGINE, cjs.ENGINE);
   assert.equal(Scru128Id, cjs.Scru128Id);
   assert.equal(ns.Scru128Id, cjs.Scru128Id);
   assert.equal(Scru128Generator, cjs.Scru128Generator);

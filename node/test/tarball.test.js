@@ -31,7 +31,7 @@ const ID_LINE = /^[0-7][0-9A-V]{25}\n$/;
 
 let tarball;
 
-test("npm pack: the tarball holds the addon, the JavaScript, the types, README and LICENSE only", () => {
+test("npm pack: the tarball holds the engines, the JavaScript, the types, README and LICENSE only", () => {
   for (const d of pathDirs) {
     for (const tool of ["cargo", "rustc", "rustup"]) {
       assert.ok(!fs.existsSync(path.join(d, tool)), `${tool} in ${d}: the PATH must have no Rust`);
@@ -41,15 +41,24 @@ test("npm pack: the tarball holds the addon, the JavaScript, the types, README a
   const [info] = JSON.parse(out.slice(out.indexOf("[")));
   assert.equal(info.filename, `scru128-v1-${version}.tgz`);
   tarball = path.join(tmp, info.filename);
+  // The addons built here (`npm run build` makes this machine's; scripts/release all four).
+  const addons = fs.readdirSync(pkgDir).filter((f) => /^scru128\.linux-(x64|arm64)-(gnu|musl)\.node$/.test(f));
+  assert.ok(addons.length > 0, "at least one native addon");
   assert.deepEqual(info.files.map((f) => f.path).sort(), [
     "LICENSE",
     "README.md",
+    "browser.js",
+    "browser.mjs",
     "index.d.ts",
     "index.js",
     "index.mjs",
+    "lib/api.js",
+    "lib/native.js",
+    "lib/wasm-module.js",
+    "lib/wasm.js",
     "package.json",
-    "scru128.linux-x64-gnu.node",
-  ]);
+    ...addons,
+  ].sort());
 });
 
 test("npm install ./scru128-v1-<version>.tgz into an empty project, without cargo", (t) => {

@@ -42,20 +42,38 @@ test("every vector reads and writes as the Rust library does", () => {
   }
 });
 
-/** The CLI: $SCRU128_CLI, or the repository's cargo build; null if there is none. */
+/** Whether `cli` is this repository's tool (a `scru128` of another package may be on PATH). */
+function isOurCli(cli) {
+  try {
+    const out = execFileSync(cli, ["inspect", "00PGHAJ3Q9VAJ7IU6PQBHBUAK4"], { stdio: ["ignore", "pipe", "ignore"] });
+    return out.toString().includes('"canonical":"00PGHAJ3Q9VAJ7IU6PQBHBUAK4"');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The CLI: $SCRU128_CLI, the repository's cargo build, or `scru128` on PATH (after
+ * `cargo install --path cli`) if it is this repository's; null if there is none.
+ */
 function findCli() {
+  const onPath = (process.env.PATH || "")
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, "scru128"));
   const candidates = [
     process.env.SCRU128_CLI,
     path.join(repo, "target", "release", "scru128"),
     path.join(repo, "target", "debug", "scru128"),
+    ...onPath,
   ].filter(Boolean);
-  return candidates.find((p) => fs.existsSync(p)) ?? null;
+  return candidates.find((p) => fs.existsSync(p) && isOurCli(p)) ?? null;
 }
 
 test("the same IDs as the command-line tool, both ways", (t) => {
   const cli = findCli();
   if (cli === null) {
-    const how = "build it with `cargo build -p scru128-v1-cli` at the repository root, or set SCRU128_CLI (scripts/test-node does)";
+    const how = "build it with `cargo build -p scru128-v1-cli` at the repository root, `cargo install --path cli`, or set SCRU128_CLI (scripts/test-node does)";
     if (process.env.SCRU128_TEST_REQUIRE_ALL === "1") assert.fail(`no scru128 CLI: ${how}`);
     t.skip(`no scru128 CLI: ${how}`);
     return;

@@ -6,9 +6,10 @@ output of 1.0.1's (the argument definitions and texts below are 1.0.1's, so that
 ``timestampIso`` is exact (1.0.1 computed it in floating point, 1 ms early for some
 times after about 2242), a reader that closes the pipe ends the command quietly
 (1.0.1 printed a traceback), input that is not text in the locale's encoding is
-a one-line error (1.0.1 printed a traceback; the exit status is 1 in both), and a
+a one-line error (1.0.1 printed a traceback; the exit status is 1 in both), a
 usage error naming a command or option of the Rust command-line tool, also called
-``scru128``, says so and where that tool is.
+``scru128``, says so and where that tool is, and ``scru128-inspect ID`` (1.0.1's
+"can't open" error: its argument is a FILE) adds a line saying how to inspect it.
 """
 
 from __future__ import annotations
@@ -118,8 +119,31 @@ def generate() -> None:
     _run(write, interrupted=None)
 
 
+class _InspectParser(argparse.ArgumentParser):
+    """1.0.1's parser; when the FILE that cannot be opened is an ID (``scru128-inspect
+    ID``, as the Rust tool's ``scru128 inspect ID``), 1.0.1's error is followed by a
+    line that says how to inspect it (the status is still 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        named = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+        if "can't open" not in message or not named or not _ID_101.match(named[0]):
+            super().error(message)
+        self.print_usage(sys.stderr)
+        self.exit(
+            2,
+            f"{self.prog}: error: {message}\n"
+            f"{self.prog}: '{named[0]}' is an ID, but the argument is a FILE to read IDs from, as in "
+            f"1.0.1; give IDs on standard input (echo {named[0]} | {self.prog}), or as arguments to "
+            "the Rust tool (scru128 inspect ID)\n",
+        )
+
+
+# The lines 1.0.1's scru128-inspect reads as IDs.
+_ID_101 = re.compile(r"^[0-7][0-9A-Va-v]{25}$")
+
+
 def inspect() -> None:
-    parser = argparse.ArgumentParser(
+    parser = _InspectParser(
         description="Show components of SCRU128 identifiers read from stdin. "
         + "Print a human-readable JSON object for each valid line read."
     )
@@ -131,8 +155,6 @@ def inspect() -> None:
         help="read identifiers from file",
     )
 
-    pattern = re.compile(r"^[0-7][0-9A-Va-v]{25}$")
-
     args = parser.parse_args()
 
     def write() -> None:
@@ -140,7 +162,7 @@ def inspect() -> None:
             line = line.strip()
             if line == "":
                 continue
-            elif pattern.match(line):
+            elif _ID_101.match(line):
                 print(_inspect_id(line))
             else:
                 print("warning: skipped invalid identifier:", line, file=sys.stderr)

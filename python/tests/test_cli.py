@@ -141,6 +141,26 @@ def test_inspect_help_and_errors_are_101s(ours_bin: Path, ref: Reference, tmp_pa
     same(*both(ours_bin, ref, "scru128-inspect", args, cwd=tmp_path))
 
 
+@pytest.mark.parametrize("arg", ["035KKKAKHEG93QIMNV404923V1", "035kkkakheg93qimnv404923v1"])
+def test_inspect_of_an_id_argument_is_101s_error_then_a_hint(ours_bin: Path, ref: Reference, tmp_path: Path, arg: str) -> None:
+    # 1.0.1 reads its argument as a FILE: "can't open", status 2. Ours too, then says how.
+    ours, theirs = both(ours_bin, ref, "scru128-inspect", [arg], cwd=tmp_path)
+    assert ours.returncode == theirs.returncode == 2
+    assert ours.stdout == theirs.stdout == b""
+    their_text, our_text = theirs.stderr.decode(), ours.stderr.decode()
+    assert f"can't open '{arg}'" in their_text
+    assert our_text == their_text + (
+        f"scru128-inspect: '{arg}' is an ID, but the argument is a FILE to read IDs from, as in 1.0.1; "
+        f"give IDs on standard input (echo {arg} | scru128-inspect), or as arguments to the Rust tool "
+        "(scru128 inspect ID)\n"
+    )
+    # A file of that name is read, as by 1.0.1.
+    (tmp_path / arg).write_text("035KKKAKHEG93QIMNV404923V1\n")
+    same(*both(ours_bin, ref, "scru128-inspect", [arg], cwd=tmp_path))
+    # The hint is only for an ID that 1.0.1 would read (not hex, not a UUID).
+    same(*both(ours_bin, ref, "scru128-inspect", ["032d2945527df183b5380ba6209cf30d"], cwd=tmp_path))
+
+
 def test_inspect_empty_input(ours_bin: Path, ref: Reference) -> None:
     same(*both(ours_bin, ref, "scru128-inspect", []))
 

@@ -73,7 +73,13 @@ fn thread() -> Thread<'static> {
 }
 
 /// One ID for a thread whose clock reads `ms`, under the fork count `epoch`.
-fn next<'a>(t: &mut Thread<'a>, shared: &Shared, rng: &'a Counting, ms: u64, epoch: u32) -> Scru128Id {
+fn next<'a>(
+    t: &mut Thread<'a>,
+    shared: &Shared,
+    rng: &'a Counting,
+    ms: u64,
+    epoch: u32,
+) -> Scru128Id {
     t.next_id(move || epoch, shared, || ms, || rng).unwrap()
 }
 
@@ -114,7 +120,11 @@ fn a_claim_that_lost_to_another_reads_the_clock_again() {
         }
     };
     let id = a.next_id(|| 1, &shared, clock, || &ra).unwrap();
-    assert_eq!(reads.get(), 2, "the clock read once more after the lost claim");
+    assert_eq!(
+        reads.get(),
+        2,
+        "the clock read once more after the lost claim"
+    );
     assert_eq!(id.unix_ts_ms(), step);
     assert!(id > first_a);
     assert_eq!(
@@ -215,10 +225,38 @@ fn an_old_block_does_not_come_back_after_a_reset_either() {
     let b_at_t0 = next(&mut b, &shared, &rb, T0, 1);
     assert_eq!(b_at_t0.unix_ts_ms(), T0);
     let ida = next(&mut a, &shared, &ra, T0, 1);
-    assert_ne!(a.block.stamp, old_stamp, "A spent its block from before the reset");
-    assert_eq!(a.block.stamp >> super::TIMESTAMP_BITS, 1, "one reset counted");
+    assert_ne!(
+        a.block.stamp, old_stamp,
+        "A spent its block from before the reset"
+    );
+    assert_eq!(
+        a.block.stamp >> super::TIMESTAMP_BITS,
+        1,
+        "one reset counted"
+    );
     assert!(ida.counter() != old.counter() + 1 || ida.unix_ts_ms() != T0);
     assert!(ida > b_at_t0);
+}
+
+/// The process-wide rollback allowance (`__private::set_process_rollback_allowance`,
+/// which the npm addon sets to `u64::MAX`): a step back of 60 s resets under the
+/// default and is carried through under the largest, as npm scru128 1.0.1 did (the
+/// IDs keep the newest timestamp and go on increasing).
+#[test]
+fn the_rollback_allowance_decides_what_a_step_back_is() {
+    for (allowance, resets) in [(super::DEFAULT_ROLLBACK_ALLOWANCE, true), (u64::MAX, false)] {
+        let shared = Shared::new();
+        shared
+            .rollback_allowance
+            .store(allowance, core::sync::atomic::Ordering::Relaxed);
+        let rng = Counting::new();
+        let mut t = thread();
+        let before = next(&mut t, &shared, &rng, T0, 1);
+        let after = next(&mut t, &shared, &rng, T0 - 60_000, 1);
+        assert_eq!(after < before, resets, "allowance {allowance}");
+        let expected_ms = if resets { T0 - 60_000 } else { T0 };
+        assert_eq!(after.unix_ts_ms(), expected_ms, "allowance {allowance}");
+    }
 }
 
 /// A reset raises the reset count before its own claim exists: thread C claims a
@@ -253,7 +291,10 @@ fn a_block_claimed_while_another_thread_resets_is_dead_after_the_reset() {
     let r_at_t0 = next(&mut r, &shared, &rr, T0, 1);
     let c_before = c.block;
     let c_at_t0 = next(&mut c, &shared, &rc, T0, 1);
-    assert_ne!(c.block.stamp, c_before.stamp, "C spent its block from the old run");
+    assert_ne!(
+        c.block.stamp, c_before.stamp,
+        "C spent its block from the old run"
+    );
     assert_ne!(pairs(&[c_at_t0]), pairs(&[r_at_t0]));
 }
 
@@ -265,8 +306,9 @@ fn a_block_claimed_while_another_thread_resets_is_dead_after_the_reset() {
 fn interleaved_claims_stay_increasing_and_unique() {
     let shared = Shared::new();
     let rngs: Vec<Counting> = (0..6).map(|_| Counting::new()).collect();
-    let threads: Vec<core::cell::RefCell<Thread<'_>>> =
-        (0..6).map(|_| core::cell::RefCell::new(Local::new())).collect();
+    let threads: Vec<core::cell::RefCell<Thread<'_>>> = (0..6)
+        .map(|_| core::cell::RefCell::new(Local::new()))
+        .collect();
     let mut ids: Vec<Vec<Scru128Id>> = vec![Vec::new(); 6];
     let mut x = 0x9e37_79b9_7f4a_7c15_u64;
     let mut random = move || {
@@ -305,7 +347,8 @@ fn interleaved_claims_stay_increasing_and_unique() {
         let id = this.next_id(|| 1, &shared, clock, || &rngs[t]).unwrap();
         drop(this);
         ids[t].push(id);
-        let resets = shared.stamp.0.load(core::sync::atomic::Ordering::Relaxed) >> super::TIMESTAMP_BITS;
+        let resets =
+            shared.stamp.0.load(core::sync::atomic::Ordering::Relaxed) >> super::TIMESTAMP_BITS;
         resets_seen = resets_seen.max(resets);
     }
     assert_eq!(resets_seen, 4, "one reset per cycle");
@@ -335,7 +378,9 @@ fn a_caught_panic_in_the_first_claim_after_a_fork_leaves_nothing_to_reuse() {
     let shared = Shared::new();
     let rng = Counting::new();
     let mut t = thread();
-    let parent: Vec<Scru128Id> = (0..10).map(|_| next(&mut t, &shared, &rng, T0, 1)).collect();
+    let parent: Vec<Scru128Id> = (0..10)
+        .map(|_| next(&mut t, &shared, &rng, T0, 1))
+        .collect();
     // What the parent goes on with: the rest of its block.
     let mut parent_copy = Local {
         rng: t.rng,
@@ -441,7 +486,11 @@ fn a_fork_during_the_call_is_noticed_and_the_child_makes_its_id_again() {
         if reads.get() == 1 { 7 } else { 8 }
     };
     let child_id = t.next_id(child_epoch, &shared, || T0, || &rng).unwrap();
-    assert_eq!(reads.get(), 4, "made and checked, then made again and checked");
+    assert_eq!(
+        reads.get(),
+        4,
+        "made and checked, then made again and checked"
+    );
     assert!(
         child_id.timestamp() > parent_id.timestamp(),
         "{child_id} vs {parent_id}"
@@ -538,10 +587,16 @@ fn a_fork_from_a_signal_handler_inside_a_claim_hangs_neither_process() {
         std::thread::yield_now();
     }
     // SAFETY: `claimer` is a live thread of this process.
-    assert_eq!(unsafe { libc::pthread_kill(claimer.as_pthread_t(), libc::SIGUSR2) }, 0);
+    assert_eq!(
+        unsafe { libc::pthread_kill(claimer.as_pthread_t(), libc::SIGUSR2) },
+        0
+    );
     let asked = Instant::now();
     while CHILD.load(Ordering::Relaxed) == 0 {
-        assert!(asked.elapsed() < Duration::from_secs(5), "the handler did not return from fork()");
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "the handler did not return from fork()"
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
     RELEASE.store(true, Ordering::Relaxed);
@@ -564,5 +619,8 @@ fn a_fork_from_a_signal_handler_inside_a_claim_hangs_neither_process() {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the child failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the child failed"
+    );
 }

@@ -629,8 +629,7 @@ fn cores_out_of_step_with_slow_reads_are_late_by_at_most_50_us_plus_a_read() {
         let shown = sim.shown_ns_at(sim.true_ns.get());
         let ms = clock.now_ms();
         if ms < (shown / 1_000_000) as u64 {
-            worst_late_ns =
-                worst_late_ns.max(shown.saturating_sub(u128::from(ms + 1) * 1_000_000));
+            worst_late_ns = worst_late_ns.max(shown.saturating_sub(u128::from(ms + 1) * 1_000_000));
         }
         sim.advance((x >> 8) % 400_000);
     }
@@ -860,7 +859,11 @@ fn years_2554_to_2577_are_read_right() {
     let last = 19_169_078_399_999_u64; // 2577-06-01T23:59:59.999Z
     let anchor = Anchor::new(last, 1 << 50, 1 << 20);
     assert_eq!((anchor.ms(), anchor.window()), (last, 1 << 20));
-    assert_eq!(Anchor::new(1 << 45, 0, 1 << 20).window(), 0, "past the field");
+    assert_eq!(
+        Anchor::new(1 << 45, 0, 1 << 20).window(),
+        0,
+        "past the field"
+    );
 }
 
 /// Issue 39: a signal handler that interrupts this thread's read of the system clock

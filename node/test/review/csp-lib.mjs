@@ -1,0 +1,2 @@
+// The package, bundled on its own for review.test.mjs's CSP page.
+export { scru128String, ENGINE } from "scru128";
