@@ -94,7 +94,9 @@ fn main() -> ExitCode {
     // The thread-safe build beside it: the threads read the clock at once (see
     // `faketime::library_mt`).
     let Some(lib) = faketime::library_mt() else {
-        eprintln!("clock_steps: no libfaketimeMT.so.1 beside {lib:?} (Debian's libfaketime has it)");
+        eprintln!(
+            "clock_steps: no libfaketimeMT.so.1 beside {lib:?} (Debian's libfaketime has it)"
+        );
         return ExitCode::FAILURE;
     };
     let mut failed = 0;
