@@ -144,31 +144,31 @@ impl Atomic128 {
     #[inline]
     pub(crate) fn compare_exchange(&self, current: u128, new: u128) -> Result<(), u128> {
         let (found_low, found_high): (u64, u64);
-        let swapped: u8;
         // SAFETY: `lock cmpxchg16b` on an aligned, live 16-byte value, on a CPU that
-        // has it (the type's docs). LLVM reserves `rbx`, which the instruction takes
-        // the new low half from: it is swapped in and back around it. Tested by this
-        // module's tests (one thread and several) and every test of `SystemClock`.
+        // has it (the type's docs). The instruction takes the new low half from `rbx`,
+        // which LLVM may also hand out as an operand register (it did: the pointer
+        // landed in `rbx`, and the release build of tests/concurrency.rs crashed), so
+        // every operand has a register named here, none of them `rbx`, which is
+        // swapped with the new low half around the instruction and so keeps its value.
+        // Success is read from the value found (equal to `current` exactly when the
+        // exchange happened), so no flag needs a register either. Tested by this
+        // module's tests (one thread and several), every test of `SystemClock`, and
+        // the release tests (`.ci/run`).
         unsafe {
             core::arch::asm!(
-                "xchg {low}, rbx",
-                "lock cmpxchg16b xmmword ptr [{p}]",
-                "sete {swapped}",
-                "mov rbx, {low}",
-                p = in(reg) self.0.get(),
-                low = inout(reg) new as u64 => _,
-                swapped = out(reg_byte) swapped,
+                "xchg rsi, rbx",
+                "lock cmpxchg16b xmmword ptr [rdi]",
+                "mov rbx, rsi",
+                in("rdi") self.0.get(),
+                inout("rsi") new as u64 => _,
                 in("rcx") (new >> 64) as u64,
                 inout("rax") current as u64 => found_low,
                 inout("rdx") (current >> 64) as u64 => found_high,
                 options(nostack),
             );
         }
-        if swapped != 0 {
-            Ok(())
-        } else {
-            Err((u128::from(found_high) << 64) | u128::from(found_low))
-        }
+        let found = (u128::from(found_high) << 64) | u128::from(found_low);
+        if found == current { Ok(()) } else { Err(found) }
     }
 }
 
