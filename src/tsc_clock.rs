@@ -283,7 +283,7 @@ impl Calibration {
         if sources.tsc().is_none() {
             return 0;
         }
-        self.learn_rate(before, mono_ns, after);
+        self.learn_rate(sources, before, mono_ns, after);
         let rate = u128::from(self.confirmed_rate());
         if rate == 0 {
             return 0;
@@ -338,16 +338,19 @@ impl Calibration {
 
     /// Updates the rate from a read at `ns` bracketed by TSC values `before` and
     /// `after`, and the read that started the measurement.
-    fn learn_rate(&self, before: u64, ns: u64, after: u64) {
+    fn learn_rate(&self, sources: &impl TimeSources, before: u64, ns: u64, after: u64) {
         let last_rate = self.rate.load(Relaxed) & u64::from(u32::MAX);
         let start = self.start.load();
         let (start_tsc, start_ns) = unpair(start);
         // Cores' counters differ by a few ticks, so a read on another core can see a
         // counter slightly below the last one; only a step back of more than a
         // millisecond's ticks (a migration, a reset counter) means the counter went
-        // back, and then its rate may have changed too.
+        // back, and then its rate may have changed too. The counter is read afresh
+        // for that, after the start's load: this read's brackets may be long past (a
+        // caller preempted since), and another caller's measurement may have begun
+        // after them, which is no step back of the counter.
         let tolerance = if last_rate > 0 { last_rate } else { 1 << 22 };
-        let went_back = before.saturating_add(tolerance) < start_tsc;
+        let went_back = sources.tsc_unchecked().saturating_add(tolerance) < start_tsc;
         if went_back {
             self.rate.store(0, Relaxed);
         }
@@ -355,9 +358,14 @@ impl Calibration {
         if after.wrapping_sub(before) > CLEAN_READ_TICKS {
             return;
         }
-        if start_ns == 0 || ns < start_ns || went_back {
+        if start_ns == 0 || went_back {
             // First read, or the counter went back: a new measurement starts here.
             let _ = self.start.compare_exchange(start, pair(after, ns));
+            return;
+        }
+        if ns < start_ns || before < start_tsc {
+            // A read from before the measurement's start (by a caller preempted
+            // since): nothing to learn from it.
             return;
         }
         let elapsed_ns = ns - start_ns;

@@ -37,6 +37,9 @@ struct Sim {
     /// handler would, and what it returned.
     nested: Cell<Option<*const Clock>>,
     nested_ms: Cell<Option<u64>>,
+    /// How long the next read of the system clock is preempted, before the nested
+    /// clock (if any) is read: other callers go on meanwhile.
+    preempt_ns: Cell<u64>,
 }
 
 impl Sim {
@@ -58,6 +61,7 @@ impl Sim {
             tsc_given_up: Cell::new(false),
             nested: Cell::new(None),
             nested_ms: Cell::new(None),
+            preempt_ns: Cell::new(0),
         }
     }
 
@@ -145,6 +149,7 @@ impl TimeSources for Sim {
         let cost = self.read_cost_ns.get();
         self.advance(cost / 2);
         let ns = self.shown_ns_at(self.true_ns.get());
+        self.advance(self.preempt_ns.take());
         if let Some(clock) = self.nested.take() {
             // A signal handler that interrupts this read and reads the clock.
             // SAFETY: the test set it to the live clock that is reading, and it is
@@ -890,6 +895,41 @@ fn a_nested_call_reads_the_clock_without_waiting_for_the_call_it_interrupted() {
         }
     }
     run(&clock, 10, 30_000_000);
+}
+
+/// A caller preempted inside its read of the system clock while another caller goes
+/// on (here from inside the read, 3 ms later) and ends a rate measurement comes back
+/// to a measurement begun after its own read: no step back of the counter, and the
+/// confirmed rate stays. It was dropped (the check compared the measurement's start
+/// with the preempted read's counter), which turned the shortcut off until two new
+/// measurements agreed: 16 threads under libfaketime (`tests/review_fast_paths.rs`)
+/// found a window at 26 of 1 079 samples, where the clock with a lock had one at all.
+#[test]
+fn a_read_overtaken_by_another_callers_measurement_keeps_the_rate() {
+    let clock = clock(Sim::new(2.6));
+    run(&clock, 10, 30_000_000);
+    let sim = &clock.sources;
+    let rate = clock.calibration.0.confirmed_rate();
+    assert!(rate > 0, "no rate confirmed");
+    for _ in 0..3 {
+        sim.advance(2_000_000); // past the window: the next call reads the clock
+        sim.preempt_ns.set(3_000_000);
+        sim.nested.set(Some(&raw const clock));
+        let shown_before = sim.shown_ms();
+        let ms = clock.now_ms();
+        let nested = sim
+            .nested_ms
+            .take()
+            .expect("the other caller read the clock");
+        assert!(
+            ms >= shown_before && nested >= shown_before,
+            "{ms} {nested}"
+        );
+        assert!(
+            clock.calibration.0.confirmed_rate() > 0,
+            "the confirmed rate was dropped"
+        );
+    }
 }
 
 /// The 128-bit word is one value for every thread: threads replace a value whose
