@@ -202,8 +202,8 @@ macro_rules! run_at_load {
 #[cfg(all(feature = "std", unix))]
 pub(crate) use run_at_load;
 
-// The layers of docs/design.md, bottom up; each module imports only from those above
-// it in this list.
+// The modules; docs/design.md draws their layers, and tests/layering.rs checks that
+// each imports what the design says.
 #[cfg(feature = "std")]
 mod default_rng;
 mod encoded;
