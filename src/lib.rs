@@ -74,21 +74,25 @@
 //!   reported, out-of-range clocks are errors, never a silent wrap. All of this holds
 //!   through real steps of the system clock, in every thread: [`SystemClock`] is one
 //!   clock for the whole process, so no thread is given a millisecond older than
-//!   another thread already got (unless the system clock itself went back).
+//!   another thread already got (unless the system clock itself went back); after a
+//!   step, the millisecond from before it can still come for less than 1 ms.
 //! - **Fork safety** (Unix, feature `std`): after `fork()` the child moves to a fresh
 //!   `(timestamp, counter)`, [`DefaultRng`] reseeds, and every generator mixes a
 //!   per-process OS-seeded stream into its random source's draws, so parent and
 //!   children do not repeat each other whatever the source; a reseed that panics in
 //!   the child is retried at the next call. The fork handler is registered when the
-//!   library is loaded; no lock is held across `fork()` (a child takes the crate's
-//!   locks back from the threads it does not have), so a `fork()` from a signal
-//!   handler hangs neither process.
+//!   library is loaded. The crate has no lock: nothing is held across `fork()` or
+//!   waited for but for a bounded moment, so a `fork()` from a signal handler hangs
+//!   neither process, and [`SystemClock`] works in signal handlers, thread-local
+//!   destructors and `atexit` handlers (so does `scru128()`, but in a handler that
+//!   interrupted it).
 //! - **Unpredictability**: the default [`RandomSource`] is `ChaCha12` seeded by the OS;
 //!   an OS entropy failure is a panic with a clear message, never a weak seed.
 //! - **No panics on input**: parsing and deserializing return typed errors (fuzzed).
 //!
-//! Each promise and the test that shows it: the README's "Guarantees" table and
-//! [`docs::reliability`]. The format and the decisions this crate made, in full:
+//! Each promise and the test that shows it: [`docs::guarantees`], and the
+//! experiments behind them in [`docs::reliability`]; how the code is laid out:
+//! [`docs::design`]. The format and the decisions this crate made, in full:
 //! [`docs::format`].
 //!
 //! ## Performance
@@ -102,7 +106,7 @@
 //!   when the counter cannot prove that the millisecond is unchanged (7 to 8 times per
 //!   millisecond for the whole process, and for every call in the first 4-5 ms, until
 //!   the counter's rate is confirmed); each thread spends blocks of 256 counters, so
-//!   the shared lock is taken once per block or per millisecond, and draws random
+//!   the shared word is changed once per block or per millisecond, and draws random
 //!   numbers from its own `ChaCha12`.
 //! - [`Scru128Generator::generate`] (about 13 ns): the clock, read for every ID through
 //!   [`SystemClock`], the same process-wide clock.

@@ -14,21 +14,22 @@ use crate::sources::Clock;
 /// system clock is read 7 to 8 times per millisecond by a thread that reads it without
 /// pause (every call reads it for the first 4-5 ms, until the counter's rate is
 /// confirmed). Every value is a millisecond the system clock showed during the call,
-/// and no thread is given a millisecond older than one another thread was already
-/// given (unless the system clock itself went back): a generator moved between threads
-/// sees one clock. After the system clock is stepped, the old millisecond can still
-/// come for less than 1 ms, in every thread alike; steps, NTP's corrections and
-/// chrony's slews never give the shortcut up (a slew that starts pauses it for a few
-/// milliseconds). Its other worst cases: cores whose counters fall out of step (the
+/// but right after a step of the system clock: the millisecond from before the step
+/// can still come for less than 1 ms after it, in every thread alike. No thread is
+/// given a millisecond older than one another thread was already given (unless the
+/// system clock itself went back): a generator moved between threads sees one clock.
+/// Steps, NTP's corrections and chrony's slews never give the shortcut up (a slew that
+/// starts pauses it for a few milliseconds). Its other worst cases: cores whose counters fall out of step (the
 /// reason a kernel stops trusting the TSC) can make a millisecond come out late by
 /// their difference while it is under 50 µs (75 µs when reads of the system clock are
 /// slow), and a larger difference, or a counter whose rate drops unnoticed, is caught
 /// at the next system-clock read; a counter caught twice within a minute is never used
 /// again.
 ///
-/// Nothing in it waits for another thread: it may be called from a signal handler,
-/// also one that interrupts it on the same thread, in a child forked at any moment,
-/// and in thread-local destructors and `atexit` handlers.
+/// It holds no lock, and waits for another thread's read of the system clock for 20 µs
+/// at most: it may be called from a signal handler, also one that interrupts it on the
+/// same thread, in a child forked at any moment, and in thread-local destructors and
+/// `atexit` handlers (`tests/late_calls.rs`, `tests/signals.rs`).
 ///
 /// ```
 /// use scru128::{Clock, SystemClock};

@@ -5,8 +5,8 @@
 //! field by field.)
 //!
 //! Also a fork while other threads of the parent are inside `scru128()` (a child that
-//! hung there was a bug found by this file and fixed; docs/reliability.md, "Issues
-//! found and fixed").
+//! hung there was a bug found by this file and fixed; CHANGELOG.md, "Bugs found by
+//! the tests and reviews", 2).
 //!
 //! A binary of its own; its tests take turns, so that no thread of this process is
 //! inside the generator at the moment of a fork (except where that is the test). A

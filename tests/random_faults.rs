@@ -272,7 +272,7 @@ fn a_source_that_panics_leaves_the_generator_consistent() {
     );
 }
 
-/// Regression test (docs/reliability.md, "Issues found and fixed"): the rollback
+/// Regression test (CHANGELOG.md, "Bugs found by the tests and reviews", 1): the rollback
 /// allowance used to be measured from the last ID's timestamp, which counter
 /// overflows carry ahead of the clock. With a source whose counter draws sit at the
 /// top, every millisecond overflows after a few IDs; once the timestamp was more than
