@@ -624,3 +624,13 @@ fn a_fork_from_a_signal_handler_inside_a_claim_hangs_neither_process() {
         "the child failed"
     );
 }
+
+/// The thread-local state of `scru128()` needs no destructor, so that it is there in
+/// every other thread-local's destructor, in `atexit` handlers and after `main`
+/// (`tests/late_calls.rs`); a random source or block that came to need dropping (a
+/// dependency's zeroizing `Drop`, say) would register one, and late calls would find
+/// the state gone.
+#[test]
+fn the_thread_local_state_needs_no_destructor() {
+    assert!(!core::mem::needs_drop::<core::cell::RefCell<Local<crate::DefaultRng>>>());
+}
