@@ -143,6 +143,7 @@ impl State {
     /// In a child process: move past every `(timestamp, counter)` the parent may go on
     /// to use at this timestamp, and renew `per_sec_random`. Cannot fail, so whatever a
     /// caller must do first (a reseed that may panic) is done before.
+    #[cfg(feature = "std")]
     pub(crate) fn move_past(&mut self) {
         self.counter = MAX_COUNTER;
         self.renew_at = 0;

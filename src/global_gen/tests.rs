@@ -632,5 +632,7 @@ fn a_fork_from_a_signal_handler_inside_a_claim_hangs_neither_process() {
 /// the state gone.
 #[test]
 fn the_thread_local_state_needs_no_destructor() {
-    assert!(!core::mem::needs_drop::<core::cell::RefCell<Local<crate::DefaultRng>>>());
+    assert!(!core::mem::needs_drop::<
+        core::cell::RefCell<Local<crate::DefaultRng>>,
+    >());
 }
