@@ -140,6 +140,30 @@ impl Atomic128 {
         (u128::from(high) << 64) | u128::from(low)
     }
 
+    /// Whether the value is `value`, from two 8-byte loads (low half first), which x86
+    /// keeps in order but does not make one: a test may see the low half of one value
+    /// and the high half of a later one. For the anchor that is harmless (see
+    /// [`ProcessClock::is_current`]), and it saves the move of a 16-byte load into
+    /// general registers before the compare, on the path of every `scru128()`.
+    #[inline]
+    pub(crate) fn equals_by_halves(&self, value: u128) -> bool {
+        let (low, high): (u64, u64);
+        // SAFETY: two aligned 8-byte loads of a live `[u64; 2]`, each atomic on x86-64;
+        // every write of the value is a `lock cmpxchg16b`. Tested by this module's
+        // tests and by every test of `scru128()`.
+        unsafe {
+            core::arch::asm!(
+                "mov {low}, qword ptr [{p}]",
+                "mov {high}, qword ptr [{p} + 8]",
+                p = in(reg) self.0.get(),
+                low = out(reg) low,
+                high = out(reg) high,
+                options(nostack, preserves_flags, readonly),
+            );
+        }
+        low == value as u64 && high == (value >> 64) as u64
+    }
+
     /// Replaces `current` by `new`; `Err` with the value found if it was not `current`.
     #[inline]
     pub(crate) fn compare_exchange(&self, current: u128, new: u128) -> Result<(), u128> {
@@ -454,9 +478,16 @@ impl<S: TimeSources> ProcessClock<S> {
 
     /// Whether the anchor is still `noted` (a value [`anchor`](Self::anchor) gave) and
     /// the TSC inside its window: then the clock reads that anchor's millisecond.
+    ///
+    /// The anchor is compared by halves, which may pair the low half of `noted` (its
+    /// counter) with the high half of a later anchor (millisecond and window): that
+    /// passes only if the later anchor has the same millisecond, and `noted`'s window,
+    /// which is then the one tested, holds by itself. An anchor of another millisecond
+    /// (after a step), published before this call began, is seen whole: its high half
+    /// differs.
     #[inline]
     pub(crate) fn is_current(&self, noted: Anchor) -> bool {
-        self.anchor() == noted && noted.holds_at(self.sources.tsc_unchecked())
+        self.anchor.0.equals_by_halves(noted.0) && noted.holds_at(self.sources.tsc_unchecked())
     }
 
     /// Reads the system clock and publishes the reading, or returns the anchor that
