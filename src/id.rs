@@ -730,10 +730,9 @@ fn decode_value(bytes: &[u8]) -> Option<Scru128Id> {
 
 /// [`decode`] for run time on the other CPUs (arm64, WebAssembly): the same lanes,
 /// read as whole words from a fixed-size array. The `const fn` reads its bytes one at a
-/// time through a slice and builds its result with the error path in line; in
-/// WebAssembly that took 24 to 36 ns an ID, this 14 to 15 ns (a loop of 10 million
-/// parses inside the module, Deno 2.9). Tested against [`decode`] on every byte at
-/// every position.
+/// time through a slice; in WebAssembly that took 24 to 36 ns an ID, a copy of this
+/// 15 ns (loops of 10 million parses inside a module, Deno 2.9, a busy machine).
+/// Tested against [`decode`] on every byte at every position.
 #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 #[inline]
 fn decode_words(bytes: &[u8; 26]) -> Option<Scru128Id> {

@@ -84,13 +84,9 @@ function makeApi(engine) {
   let isId;
 
   class Scru128Id {
-    // The canonical 26-digit string, or null until asked for, and the fields it was
-    // made from: the fields are writable, as in 1.0.1, and the string follows them.
+    // The canonical 26-digit string and the fields it was made from, or null until
+    // asked for: the fields are writable, as in 1.0.1, and the string follows them.
     #s;
-    #t;
-    #c;
-    #p;
-    #g;
 
     /**
      * 1.0.1's constructor took the four field values (a private constructor in its
@@ -99,10 +95,10 @@ function makeApi(engine) {
     constructor(timestamp, counter, perSecRandom, perGenRandom, made, text) {
       if (timestamp === MADE) {
         // Made by this module: the fields are the next four arguments (shifted).
-        this.timestamp = this.#t = counter;
-        this.counter = this.#c = perSecRandom;
-        this.perSecRandom = this.#p = perGenRandom;
-        this.perGenRandom = this.#g = made;
+        this.timestamp = counter;
+        this.counter = perSecRandom;
+        this.perSecRandom = perGenRandom;
+        this.perGenRandom = made;
         this.#s = text;
         return;
       }
@@ -110,10 +106,10 @@ function makeApi(engine) {
       // 1.0.1's fields: own, enumerable properties (structuredClone, postMessage
       // and deep equality see them). Read-only by the type declarations; assigned
       // anyway, they change the ID, as in 1.0.1 (every method reads them).
-      this.timestamp = this.#t = timestamp;
-      this.counter = this.#c = counter;
-      this.perSecRandom = this.#p = perSecRandom;
-      this.perGenRandom = this.#g = perGenRandom;
+      this.timestamp = timestamp;
+      this.counter = counter;
+      this.perSecRandom = perSecRandom;
+      this.perGenRandom = perGenRandom;
       this.#s = null;
     }
 
@@ -164,23 +160,19 @@ function makeApi(engine) {
 
     /** The canonical string of the fields as they are now, kept while they stay. */
     #text() {
-      const s = this.#s;
+      const cache = this.#s;
       if (
-        s !== null &&
-        this.timestamp === this.#t &&
-        this.counter === this.#c &&
-        this.perSecRandom === this.#p &&
-        this.perGenRandom === this.#g
+        cache !== null &&
+        cache.t === this.timestamp &&
+        cache.c === this.counter &&
+        cache.p === this.perSecRandom &&
+        cache.g === this.perGenRandom
       ) {
-        return s;
+        return cache.s;
       }
-      const text = encode(this);
-      this.#t = this.timestamp;
-      this.#c = this.counter;
-      this.#p = this.perSecRandom;
-      this.#g = this.perGenRandom;
-      this.#s = text;
-      return text;
+      const s = encode(this);
+      this.#s = { s, t: this.timestamp, c: this.counter, p: this.perSecRandom, g: this.perGenRandom };
+      return s;
     }
 
     /**

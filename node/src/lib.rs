@@ -222,9 +222,23 @@ fn read_26(env: &Env, value: &JsUnknown) -> Result<Option<[u16; 26]>> {
         return Ok(None);
     }
     let mut units = [0u16; 27];
+    // At most 26 units and a NUL are written.
+    let len = copy_utf16(env, value, &mut units)?;
+    // A longer string is cut at 26 units: its length must be asked separately.
+    if len != 26 || utf16_len(env, value)? != 26 {
+        return Ok(None);
+    }
+    let mut out = [0u16; 26];
+    out.copy_from_slice(&units[..26]);
+    Ok(Some(out))
+}
+
+/// Copies the UTF-16 code units of `value`, a string of `env` (the caller checked), into
+/// `units`, as many as fit with a NUL after them; returns how many were copied.
+fn copy_utf16(env: &Env, value: &JsUnknown, units: &mut [u16]) -> Result<usize> {
     let mut len = 0usize;
-    // SAFETY: `value` is a string of `env` (checked above); `units` has room for 27
-    // code units, the size passed, so at most 26 units and a NUL are written.
+    // SAFETY: `value` is a string of `env`; `units` is valid for `units.len()` code
+    // units, the size passed.
     let status = unsafe {
         sys::napi_get_value_string_utf16(
             env.raw(),
@@ -237,13 +251,7 @@ fn read_26(env: &Env, value: &JsUnknown) -> Result<Option<[u16; 26]>> {
     if status != sys::Status::napi_ok {
         return Err(Error::from_status(Status::from(status)));
     }
-    // A longer string is cut at 26 units: its length must be asked separately.
-    if len != 26 || utf16_len(env, value)? != 26 {
-        return Ok(None);
-    }
-    let mut out = [0u16; 26];
-    out.copy_from_slice(&units[..26]);
-    Ok(Some(out))
+    Ok(len)
 }
 
 /// The length of a JavaScript string in UTF-16 code units (no copy).
@@ -348,21 +356,7 @@ pub fn from_hex(env: Env, value: JsUnknown, slot: u32) -> Result<Option<String>>
         long.resize(len + 1, 0);
         &mut long
     };
-    let mut written = 0usize;
-    // SAFETY: `value` is a string of `env`; `units` has room for more than `len` code
-    // units, the size passed.
-    let status = unsafe {
-        sys::napi_get_value_string_utf16(
-            env.raw(),
-            value.raw(),
-            units.as_mut_ptr(),
-            units.len(),
-            &mut written,
-        )
-    };
-    if status != sys::Status::napi_ok {
-        return Err(Error::from_status(Status::from(status)));
-    }
+    let written = copy_utf16(&env, &value, units)?;
     let mut reader = HexReader::new();
     reader.feed(&units[..written]);
     let mut message = Message::new();

@@ -154,3 +154,31 @@ export function checks() {
     check("hostile values", hostile),
   ];
 }
+
+/**
+ * `count` workers made by `spawn()` (web workers of worker.mjs) each make `perWorker`
+ * IDs while this thread makes as many: their checks, and whether any ID repeats.
+ */
+export async function acrossWorkers(spawn, count, perWorker) {
+  const workers = await Promise.all(
+    Array.from({ length: count }, () => {
+      const worker = spawn();
+      return new Promise((resolve, reject) => {
+        worker.onmessage = (event) => {
+          worker.terminate();
+          resolve(event.data);
+        };
+        worker.onerror = (event) => reject(new Error(`worker: ${event.message}`));
+        worker.postMessage(perWorker);
+      });
+    }),
+  );
+  const mine = increasingStrings(perWorker);
+  const all = new Set(mine);
+  let total = mine.length;
+  for (const w of workers) {
+    for (const id of w.ids) all.add(id);
+    total += w.ids.length;
+  }
+  return { checks: workers.map((w) => w.checks), unique: all.size, total, complete: workers.every((w) => w.ids.length === perWorker) };
+}

@@ -1,2 +1,2 @@
-// The package, bundled on its own for review.test.mjs's CSP page.
+// The package, bundled on its own for browser-review.test.mjs's CSP page.
 export { scru128String, ENGINE } from "scru128";

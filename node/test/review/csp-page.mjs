@@ -1,4 +1,4 @@
-// The page of review.test.mjs's CSP test: the package imported (dynamically, so that
+// The page of browser-review.test.mjs's CSP test: the package imported (dynamically, so that
 // the page can report a failure to load) under a Content Security Policy without
 // 'wasm-unsafe-eval'. Sets globalThis.__result.
 let lib;

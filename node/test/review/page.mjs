@@ -1,4 +1,4 @@
-// The page of review.test.mjs: crypto.getRandomValues fails once (as a test's mock
+// The page of browser-review.test.mjs: crypto.getRandomValues fails once (as a test's mock
 // does, or a stack overflow that lands in it), then is itself again; scru128String()
 // must work again too. Sets globalThis.__result.
 import { scru128String, scru128, ENGINE } from "scru128";
