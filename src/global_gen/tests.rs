@@ -636,3 +636,42 @@ fn the_thread_local_state_needs_no_destructor() {
         core::cell::RefCell<Local<crate::DefaultRng>>,
     >());
 }
+
+/// Review (core-review): rule 5 for a thread's IDs through a reset made by another
+/// thread. `Scru128Generator` renews `per_sec_random` after a reset (its rule 5), and
+/// `scru128()`'s docs say a thread's IDs follow that generator's rules but for the
+/// blocks. Thread A makes an ID at T0 (renewal due again at T0 + 1000); the clock goes
+/// back 60 s and thread B's claim resets; A's next IDs go down with the reset, but A's
+/// claim is not itself the reset, so `renew` stays false (`next.timestamp` is far below
+/// A's `renew_at`) and A keeps its old `per_sec_random`, for 61 s of timestamps: here
+/// over 1.5 s of the new run.
+#[test]
+fn review_a_thread_renews_per_sec_random_after_another_threads_reset() {
+    let shared = Shared::new();
+    let (ra, rb) = (Counting::new(), Counting::new());
+    let (mut a, mut b) = (thread(), thread());
+    let before = next(&mut a, &shared, &ra, T0, 1);
+    let back = T0 - 60_000;
+    let reset = next(&mut b, &shared, &rb, back, 1);
+    assert_eq!(reset.unix_ts_ms(), back, "B's claim is the reset");
+    let mut after = Vec::new();
+    for ms in (back..back + 1_500).step_by(100) {
+        after.push(next(&mut a, &shared, &ra, ms, 1));
+    }
+    assert!(after[0] < before, "A's IDs go down with the reset");
+    assert_ne!(
+        after[0].per_sec_random(),
+        before.per_sec_random(),
+        "A's first ID after the reset kept the per_sec_random of before it"
+    );
+    let first = after[0];
+    let same: Vec<_> = after
+        .iter()
+        .filter(|id| id.per_sec_random() == first.per_sec_random())
+        .collect();
+    let span = same.last().unwrap().unix_ts_ms() - first.unix_ts_ms();
+    assert!(
+        span < 1_000,
+        "one per_sec_random over {span} ms of A's timestamps"
+    );
+}
