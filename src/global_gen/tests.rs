@@ -675,3 +675,40 @@ fn review_a_thread_renews_per_sec_random_after_another_threads_reset() {
         "one per_sec_random over {span} ms of A's timestamps"
     );
 }
+
+/// Review (core-review): a counter overflow is taken for a rollback by a small
+/// process-wide allowance (`__private::set_process_rollback_allowance`, whose docs
+/// point to `Scru128Generator::set_rollback_allowance`: "an allowance of 0 still lets
+/// the timestamp run ahead of the clock after counter overflows"). `claim` measures
+/// the rollback from the shared word's timestamp, which an overflow moved one
+/// millisecond ahead of the clock; with an allowance of 0 the next claim, with the
+/// clock still (never back) at T0, resets to T0 and a fresh random counter: a thread's
+/// IDs go down, and the fresh counter falls in the range T0's blocks already handed
+/// out (all of it from the first counter up) with high probability.
+#[test]
+fn review_an_overflow_is_no_rollback_under_a_process_allowance_of_0() {
+    let shared = Shared::new();
+    shared
+        .rollback_allowance
+        .store(0, core::sync::atomic::Ordering::Relaxed);
+    let (ra, rb) = (Counting::new(), Counting::new());
+    let (mut a, mut b) = (thread(), thread());
+    let mut last = next(&mut a, &shared, &ra, T0, 1);
+    // A spends every block of T0, one ID per block (the clock never moves).
+    while last.unix_ts_ms() == T0 {
+        a.block.end = a.block.next;
+        let id = next(&mut a, &shared, &ra, T0, 1);
+        assert!(id > last);
+        last = id;
+    }
+    assert_eq!(last.unix_ts_ms(), T0 + 1, "the overflow borrowed T0 + 1");
+    // B's first ID, with the clock still at T0.
+    let from_b = next(&mut b, &shared, &rb, T0, 1);
+    assert!(
+        from_b.unix_ts_ms() == T0 + 1,
+        "an overflow was taken for a rollback: B reset to {} after {last}",
+        from_b.unix_ts_ms()
+    );
+    let from_a = next(&mut a, &shared, &ra, T0, 1);
+    assert!(from_a > last, "A's IDs went down: {from_a} after {last}");
+}
