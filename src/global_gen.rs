@@ -30,7 +30,11 @@
 //! the timestamp and the last counter's block number (counter / 256).
 
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed, compiler_fence};
+use core::sync::atomic::{
+    AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed},
+    compiler_fence, fence,
+};
 
 use crate::default_rng::DefaultRng;
 use crate::error::GenerateError;
@@ -62,11 +66,18 @@ struct Shared {
     /// `(resets << 44) | timestamp` of the newest block; raised at every claim of a
     /// newer timestamp, and first at a reset.
     stamp: Line<AtomicU64>,
+    /// `(resets << 44) | timestamp` of the latest clock reading a claim acted on since
+    /// the last reset (raised by `fetch_max`; the reset count above makes a reading from
+    /// before a reset lower than every one after it). A rollback is measured from it,
+    /// not from the newest timestamp, which counter overflows may have moved ahead of
+    /// the clock: running ahead is not the clock going back (as `Scru128Generator`'s
+    /// latest reading).
+    clock_high: AtomicU64,
     /// The fork count of the last claim: a claim under another count is the first in
     /// a child, which moves past its parent's timestamp.
     claimed_in: AtomicU32,
-    /// How far (ms) a claim's clock reading may be behind the newest timestamp before
-    /// it is a reset (`__private::set_process_rollback_allowance`).
+    /// How far (ms) a claim's clock reading may be behind the latest reading before it
+    /// is a reset (`__private::set_process_rollback_allowance`).
     rollback_allowance: AtomicU64,
 }
 
@@ -75,6 +86,7 @@ impl Shared {
         Self {
             claims: Line(AtomicU64::new(0)),
             stamp: Line(AtomicU64::new(0)),
+            clock_high: AtomicU64::new(0),
             claimed_in: AtomicU32::new(0),
             rollback_allowance: AtomicU64::new(DEFAULT_ROLLBACK_ALLOWANCE),
         }
@@ -145,6 +157,9 @@ struct PerSec {
     value: u32,
     /// The timestamp from which a new one is due (0: at the next claim).
     renew_at: u64,
+    /// The stamp's reset count it was drawn under: a reset by any thread renews it, as
+    /// a reset of a `Scru128Generator` does.
+    resets: u64,
 }
 
 /// A thread's random source, block and `per_sec_random`.
@@ -176,6 +191,7 @@ impl<R: PerIdRandom> Local<R> {
             per_sec: PerSec {
                 value: 0,
                 renew_at: 0,
+                resets: 0,
             },
         }
     }
@@ -217,6 +233,9 @@ impl<R: PerIdRandom> Local<R> {
     ) -> Result<Scru128Id, GenerateError> {
         let stamp = shared.stamp.0.load(Relaxed);
         let word = shared.claims.0.load(Relaxed);
+        // The reading after the loads, as the compiler and the CPU order them (relaxed
+        // loads may otherwise move past the clock's; free on x86-64): see `claim`.
+        fence(Acquire);
         let now_ms = clock();
         let rng = match &mut self.rng {
             Some(rng) if self.block.usable(now_ms, stamp, fork_epoch) => rng,
@@ -281,22 +300,29 @@ fn claim(
             // every counter the parent may go on to use at its timestamp.
             MAX_COUNTER
         };
-        // The rollback is measured from the newest timestamp, which runs ahead of the
-        // clock only after 2^28 counters in one millisecond.
-        let rollback = last_timestamp.saturating_sub(now) > shared.rollback_allowance.load(Relaxed);
+        // The rollback is measured from the latest reading since the last reset; until
+        // a claim after the newest reset has raised that mark, from the newest
+        // timestamp (a reset whose claim lost to another thread's is still seen).
+        let resets = stamp >> TIMESTAMP_BITS;
+        let high = shared.clock_high.load(Relaxed);
+        let clock_high = if high >> TIMESTAMP_BITS == resets {
+            high & MAX_TIMESTAMP
+        } else {
+            last_timestamp
+        };
+        let rollback = clock_high.saturating_sub(now) > shared.rollback_allowance.load(Relaxed);
         let next = advance((last_timestamp, last_counter), now, rollback, || {
             rng.counter()
         })?;
-        // Every draw before the words change: a panic here, caught by the caller,
-        // leaves them as they were.
-        let renew = next.reset || next.timestamp >= per_sec.renew_at;
-        let per_sec_random = if renew { rng.per_sec() } else { per_sec.value };
-        let resets = stamp >> TIMESTAMP_BITS;
         let resets = if next.reset {
             (resets + 1) & (u64::MAX >> TIMESTAMP_BITS)
         } else {
             resets
         };
+        // Every draw before the words change: a panic here, caught by the caller,
+        // leaves them as they were.
+        let renew = next.reset || next.timestamp >= per_sec.renew_at || resets != per_sec.resets;
+        let per_sec_random = if renew { rng.per_sec() } else { per_sec.value };
         let new_stamp = (resets << TIMESTAMP_BITS) | next.timestamp;
         let new_word =
             (next.timestamp << BLOCK_NUMBER_BITS) | u64::from(next.counter >> BLOCK_BITS);
@@ -316,6 +342,7 @@ fn claim(
             // again, after its claim.
             stamp = shared.stamp.0.load(Relaxed);
             word = shared.claims.0.load(Relaxed);
+            fence(Acquire);
             claimed_at_ms = clock();
             continue;
         }
@@ -325,10 +352,16 @@ fn claim(
         if !next.reset {
             shared.stamp.0.fetch_max(new_stamp, Relaxed);
         }
+        // After the claim: a claim that has not yet seen this reading measures from an
+        // earlier one, which can only miss a reset by the difference (never makes one).
+        shared
+            .clock_high
+            .fetch_max((resets << TIMESTAMP_BITS) | now, Relaxed);
         if renew {
             *per_sec = PerSec {
                 value: per_sec_random,
                 renew_at: next.timestamp + PER_SEC_INTERVAL,
+                resets,
             };
         }
         return Ok(Block {
@@ -369,7 +402,7 @@ std::thread_local! {
 /// catches up after a small step back), IDs of *different* threads are unique but
 /// not ordered by call time. All of this holds through steps of the system clock:
 /// forward by any amount, and back within the rollback allowance (10 s, measured from
-/// the newest timestamp); a step back beyond it resets the generator, the only time a
+/// the latest clock reading); a step back beyond it resets the generator, the only time a
 /// thread's IDs go down. After `fork()` the child claims a fresh block at a fresh
 /// millisecond and reseeds, so it never repeats its parent's IDs, also when a first
 /// attempt in the child panicked (no OS entropy) and the panic was caught. A thread

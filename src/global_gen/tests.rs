@@ -637,16 +637,15 @@ fn the_thread_local_state_needs_no_destructor() {
     >());
 }
 
-/// Review (core-review): rule 5 for a thread's IDs through a reset made by another
-/// thread. `Scru128Generator` renews `per_sec_random` after a reset (its rule 5), and
-/// `scru128()`'s docs say a thread's IDs follow that generator's rules but for the
-/// blocks. Thread A makes an ID at T0 (renewal due again at T0 + 1000); the clock goes
-/// back 60 s and thread B's claim resets; A's next IDs go down with the reset, but A's
-/// claim is not itself the reset, so `renew` stays false (`next.timestamp` is far below
-/// A's `renew_at`) and A keeps its old `per_sec_random`, for 61 s of timestamps: here
-/// over 1.5 s of the new run.
+/// Rule 5 for a thread's IDs through a reset made by another thread (found by the
+/// redesign's review): `Scru128Generator` renews `per_sec_random` at a reset, and a
+/// thread's IDs follow that generator's rules but for the blocks. Thread A makes an ID
+/// at T0 (renewal due again at T0 + 1000); the clock goes back 60 s and thread B's
+/// claim resets; A's next claim is not itself the reset, and its timestamp is far below
+/// A's `renew_at`: the reset count A's value was drawn under renews it (before the fix,
+/// A kept it for 61 s of timestamps).
 #[test]
-fn review_a_thread_renews_per_sec_random_after_another_threads_reset() {
+fn a_thread_renews_per_sec_random_after_another_threads_reset() {
     let shared = Shared::new();
     let (ra, rb) = (Counting::new(), Counting::new());
     let (mut a, mut b) = (thread(), thread());
@@ -676,17 +675,14 @@ fn review_a_thread_renews_per_sec_random_after_another_threads_reset() {
     );
 }
 
-/// Review (core-review): a counter overflow is taken for a rollback by a small
-/// process-wide allowance (`__private::set_process_rollback_allowance`, whose docs
-/// point to `Scru128Generator::set_rollback_allowance`: "an allowance of 0 still lets
-/// the timestamp run ahead of the clock after counter overflows"). `claim` measures
-/// the rollback from the shared word's timestamp, which an overflow moved one
-/// millisecond ahead of the clock; with an allowance of 0 the next claim, with the
-/// clock still (never back) at T0, resets to T0 and a fresh random counter: a thread's
-/// IDs go down, and the fresh counter falls in the range T0's blocks already handed
-/// out (all of it from the first counter up) with high probability.
+/// A counter overflow is no rollback, also under a process-wide allowance of 0
+/// (found by the redesign's review): an overflow moves the shared word's timestamp one
+/// millisecond ahead of the clock, and the rollback is measured from the latest clock
+/// reading, as `Scru128Generator` measures it. Before the fix it was measured from the
+/// word's timestamp: the next claim, with the clock still (never back) at T0, reset to
+/// T0 and a fresh random counter, among the counters T0's blocks had handed out.
 #[test]
-fn review_an_overflow_is_no_rollback_under_a_process_allowance_of_0() {
+fn an_overflow_is_no_rollback_under_a_process_allowance_of_0() {
     let shared = Shared::new();
     shared
         .rollback_allowance
