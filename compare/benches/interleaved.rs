@@ -11,6 +11,7 @@
 
 use std::hint::black_box;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::time::{Instant, SystemTime};
 
 /// One measured operation: ours and the reference, each run for `calls` calls.
@@ -58,11 +59,24 @@ fn spawned_pair<T>(calls: u64, generate: fn() -> T) -> f64 {
 /// What the two threads of a [`Pair`] run next: a function and how many calls each.
 type Job = std::sync::Arc<std::sync::Mutex<(fn(), u64)>>;
 
+/// The gate of a [`Pair`]'s round: how many threads are awake and waiting, the start
+/// signal, and when each thread finished (nanoseconds after `epoch`).
+struct Gate {
+    ready: AtomicU64,
+    go: AtomicU64,
+    finished: [AtomicU64; 2],
+    epoch: Instant,
+}
+
 /// Two threads that live for the whole run (as a server's do), each making half of a
-/// round's IDs when told: thread start-up and the wake-up of an idle CPU stay out of
-/// the figures, for both crates alike.
+/// round's IDs when told. They are woken first and then started together by a flag
+/// they spin on, and each notes when it finished: the round is timed from the start
+/// signal to the later finish, so thread wake-ups (tens of microseconds on a VM, a
+/// share of a 2 ms round that would weigh against the faster crate) stay out of the
+/// figures, for both crates alike.
 struct Pair {
     job: Job,
+    gate: std::sync::Arc<Gate>,
     start: std::sync::Arc<std::sync::Barrier>,
     end: std::sync::Arc<std::sync::Barrier>,
 }
@@ -70,31 +84,58 @@ struct Pair {
 impl Pair {
     fn new() -> Self {
         let job: Job = std::sync::Arc::new(std::sync::Mutex::new(((|| {}) as fn(), 0)));
+        let gate = std::sync::Arc::new(Gate {
+            ready: AtomicU64::new(0),
+            go: AtomicU64::new(0),
+            finished: [AtomicU64::new(0), AtomicU64::new(0)],
+            epoch: Instant::now(),
+        });
         let start = std::sync::Arc::new(std::sync::Barrier::new(3));
         let end = std::sync::Arc::new(std::sync::Barrier::new(3));
-        for _ in 0..2 {
-            let (job, start, end) = (job.clone(), start.clone(), end.clone());
+        for i in 0..2 {
+            let (job, gate, start, end) = (job.clone(), gate.clone(), start.clone(), end.clone());
             std::thread::spawn(move || {
+                let mut round = 0;
                 loop {
                     start.wait();
+                    round += 1;
                     let (generate, n) = *job.lock().unwrap();
+                    gate.ready.fetch_add(1, SeqCst);
+                    while gate.go.load(SeqCst) != round {
+                        std::hint::spin_loop();
+                    }
                     for _ in 0..n {
                         generate();
                     }
+                    let done = gate.epoch.elapsed().as_nanos() as u64;
+                    gate.finished[i].store(done, SeqCst);
                     end.wait();
                 }
             });
         }
-        Self { job, start, end }
+        Self {
+            job,
+            gate,
+            start,
+            end,
+        }
     }
 
-    /// Wall time for the two threads to make `calls` IDs between them.
+    /// Time for the two threads to make `calls` IDs between them, from the start
+    /// signal to the later thread's last ID.
     fn run(&self, calls: u64, generate: fn()) -> f64 {
         *self.job.lock().unwrap() = (generate, calls.div_ceil(2));
-        let start = Instant::now();
+        let gate = &self.gate;
+        gate.ready.store(0, SeqCst);
         self.start.wait();
+        while gate.ready.load(SeqCst) != 2 {
+            std::hint::spin_loop();
+        }
+        let started = gate.epoch.elapsed().as_nanos() as u64;
+        gate.go.fetch_add(1, SeqCst);
         self.end.wait();
-        start.elapsed().as_nanos() as f64
+        let finished = gate.finished.iter().map(|f| f.load(SeqCst)).max().unwrap();
+        (finished - started) as f64
     }
 }
 
