@@ -50,17 +50,8 @@ fn busy() {
 #[test]
 fn forks_from_a_signal_handler_hang_neither_parent_nor_child() {
     PARENT.store(std::process::id(), Ordering::Relaxed);
-    // SAFETY: installs a handler that forks and stores an atomic.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_signal as *const () as usize;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&raw mut action.sa_mask);
-        assert_eq!(
-            libc::sigaction(libc::SIGUSR1, &raw const action, std::ptr::null_mut()),
-            0
-        );
-    }
+    // A handler that forks and stores an atomic.
+    common::processes::on_sigusr1(on_signal);
     let threads: Vec<_> = (0..2).map(|_| std::thread::spawn(busy)).collect();
     let targets: Vec<libc::pthread_t> = {
         use std::os::unix::thread::JoinHandleExt;

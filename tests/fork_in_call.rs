@@ -100,20 +100,6 @@ extern "C" fn on_signal(_: libc::c_int) {
     }
 }
 
-fn install(handler: extern "C" fn(libc::c_int)) {
-    // SAFETY: installs a handler that forks and touches only atomics.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = handler as *const () as usize;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&raw mut action.sa_mask);
-        assert_eq!(
-            libc::sigaction(libc::SIGUSR1, &raw const action, std::ptr::null_mut()),
-            0
-        );
-    }
-}
-
 /// The child's report: the call's number, its ID, and whether it was made here.
 fn report(seq: u64, id: Scru128Id, made_here: bool) -> ! {
     let mut bytes = [0u8; 25];
@@ -196,7 +182,8 @@ fn run_forks(target: Target, kind: How, forks: usize) -> Tally {
     FORK_KIND.store(kind as usize, Ordering::Relaxed);
     STOP.store(false, Ordering::Relaxed);
     PAUSE.store(false, Ordering::Relaxed);
-    install(on_signal);
+    // A handler that forks and touches only atomics.
+    common::processes::on_sigusr1(on_signal);
     let thread = std::thread::spawn(move || busy(target));
     let pthread = {
         use std::os::unix::thread::JoinHandleExt;
@@ -383,7 +370,7 @@ fn hang_worker(kind: How, n: usize) {
         "fork-in-call: a read of the system clock takes {} µs",
         before.elapsed().as_micros()
     );
-    install(on_signal_hang);
+    common::processes::on_sigusr1(on_signal_hang);
     let threads: Vec<_> = (0..3).map(|_| std::thread::spawn(busy_hang)).collect();
     let targets: Vec<libc::pthread_t> = {
         use std::os::unix::thread::JoinHandleExt;

@@ -273,17 +273,8 @@ mod linux {
     /// `in_destructor`: the clock loop in a late thread-local destructor (the hang), or
     /// in the thread's body (the control).
     fn signals_during_clock_reads(in_destructor: bool) {
-        // SAFETY: installs a handler that reads clocks and touches atomics.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as *const () as usize;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&raw mut action.sa_mask);
-            assert_eq!(
-                libc::sigaction(libc::SIGUSR1, &raw const action, std::ptr::null_mut()),
-                0
-            );
-        }
+        // A handler that reads clocks and touches atomics.
+        common::processes::on_sigusr1(on_signal);
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             // SAFETY: no preconditions.

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 use scru128::{Clock, Scru128Generator, Scru128Id, SystemClock, scru128};
 
+mod common;
+
 static HANDLED: AtomicU64 = AtomicU64::new(0);
 static OUT_OF_BOUNDS: AtomicU64 = AtomicU64::new(0);
 static LAST_BAD: AtomicU64 = AtomicU64::new(0);
@@ -47,17 +49,8 @@ extern "C" fn on_signal(_: libc::c_int) {
 
 #[test]
 fn signal_handlers_reading_the_clock_never_hang_or_read_wrong() {
-    // SAFETY: installs a handler that only reads clocks and atomics.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_signal as *const () as usize;
-        action.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&raw mut action.sa_mask);
-        assert_eq!(
-            libc::sigaction(libc::SIGUSR1, &raw const action, std::ptr::null_mut()),
-            0
-        );
-    }
+    // A handler that only reads clocks and atomics.
+    common::processes::on_sigusr1(on_signal);
     static STOP: AtomicBool = AtomicBool::new(false);
     static PROGRESS: AtomicU64 = AtomicU64::new(0);
     let (tid_tx, tid_rx) = std::sync::mpsc::channel();

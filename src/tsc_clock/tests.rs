@@ -210,6 +210,35 @@ fn run_on_cores(clock: &Clock, step_ns: u64, total_ns: u64, core1_every: u64) {
     }
 }
 
+/// What starts a phase of [`through_phases`].
+#[derive(Clone, Copy)]
+enum Event {
+    None,
+    /// The system clock stepped by this many nanoseconds.
+    Step(i128),
+    /// The system clock slewed at this many parts per million from now on.
+    Slew(i64),
+}
+
+/// Calls `call` through 20 ms of simulated time per phase (`call` advances the time),
+/// each phase started by its event; `call` is told whether the phase's first
+/// millisecond is over: as for `now_ms` (`a_clock_step_is_seen_within_a_millisecond`),
+/// the millisecond before a step may still come for less than 1 ms after it.
+fn through_phases(sim: &Sim, events: &[Event], mut call: impl FnMut(bool)) {
+    for &event in events {
+        match event {
+            Event::None => {}
+            Event::Step(ns) => sim.step(ns),
+            Event::Slew(ppm) => sim.set_slew(ppm),
+        }
+        let settled = sim.true_ns.get() + 1_000_000;
+        let end = sim.true_ns.get() + 20_000_000;
+        while sim.true_ns.get() < end {
+            call(sim.true_ns.get() >= settled);
+        }
+    }
+}
+
 /// The two shortcuts of the callers: `now_ms()`'s inline read (`cached_now`, else
 /// the whole of `now_ms`), and `scru128()`'s (the millisecond of the anchor noted
 /// after its last slow call, while `is_current` says that anchor still holds):
@@ -222,47 +251,42 @@ fn the_callers_shortcuts_never_give_a_stale_or_future_millisecond() {
         let sim = &clock.sources;
         let mut noted: Option<Anchor> = None;
         let (mut shortcuts, mut calls) = (0u64, 0u64);
-        for phase in 0..6u64 {
-            match phase {
-                1 => sim.step(5_000_000_000),
-                2 => sim.step(-7_000_000_000),
-                3 => sim.set_slew(500),
-                4 => sim.step(-300_000),
-                _ => {}
+        let events = [
+            Event::None,
+            Event::Step(5_000_000_000),
+            Event::Step(-7_000_000_000),
+            Event::Slew(500),
+            Event::Step(-300_000),
+            Event::None,
+        ];
+        through_phases(sim, &events, |settled| {
+            calls += 1;
+            sim.core.set(usize::from(calls % 3 == 0));
+            let shown_before = sim.shown_ms();
+            let shortcut = if anchored {
+                noted.filter(|&a| clock.is_current(a)).map(Anchor::ms)
+            } else {
+                clock.cached_now()
+            };
+            shortcuts += u64::from(shortcut.is_some());
+            let ms = shortcut.unwrap_or_else(|| {
+                let ms = clock.now_ms();
+                noted = Some(clock.anchor());
+                ms
+            });
+            let shown_after = sim.shown_ms();
+            if settled {
+                assert!(
+                    ms <= shown_after,
+                    "{ms} is ahead of the clock ({shown_after})"
+                );
+                assert!(
+                    ms >= shown_before,
+                    "{ms} is stale (clock showed {shown_before})"
+                );
             }
-            // As for `now_ms` (`a_clock_step_is_seen_within_a_millisecond`), the
-            // millisecond before a step may still come for less than 1 ms after it.
-            let settled = sim.true_ns.get() + 1_000_000;
-            let end = sim.true_ns.get() + 20_000_000;
-            while sim.true_ns.get() < end {
-                calls += 1;
-                sim.core.set(usize::from(calls % 3 == 0));
-                let shown_before = sim.shown_ms();
-                let shortcut = if anchored {
-                    noted.filter(|&a| clock.is_current(a)).map(Anchor::ms)
-                } else {
-                    clock.cached_now()
-                };
-                shortcuts += u64::from(shortcut.is_some());
-                let ms = shortcut.unwrap_or_else(|| {
-                    let ms = clock.now_ms();
-                    noted = Some(clock.anchor());
-                    ms
-                });
-                let shown_after = sim.shown_ms();
-                if sim.true_ns.get() >= settled {
-                    assert!(
-                        ms <= shown_after,
-                        "{ms} is ahead of the clock ({shown_after})"
-                    );
-                    assert!(
-                        ms >= shown_before,
-                        "{ms} is stale (clock showed {shown_before})"
-                    );
-                }
-                sim.advance(17);
-            }
-        }
+            sim.advance(17);
+        });
         // The shortcut was taken for most calls.
         assert!(shortcuts > calls / 2, "{shortcuts} of {calls}");
         // No anchor (the word 0) never holds.
@@ -299,56 +323,49 @@ fn only_the_anchor_published_now_is_current_and_none_once_the_tsc_is_given_up() 
     };
     let mut random = 0x2545_f491_4f6c_dd1d_u64;
     let (mut held, mut calls) = (0u64, 0u64);
-    for phase in 0..5u64 {
-        match phase {
-            1 => sim.step(3_600_000_000_000),
-            2 => sim.step(-5_000_000_000),
-            3 => sim.set_slew(500),
-            4 => sim.step(-60_000_000_000),
-            _ => {}
+    let events = [
+        Event::None,
+        Event::Step(3_600_000_000_000),
+        Event::Step(-5_000_000_000),
+        Event::Slew(500),
+        Event::Step(-60_000_000_000),
+    ];
+    through_phases(sim, &events, |settled| {
+        calls += 1;
+        random ^= random << 13;
+        random ^= random >> 7;
+        random ^= random << 17;
+        sim.core.set(usize::from(random & 1 == 1));
+        if random & 6 == 0 {
+            // Another thread reads the clock, replacing the anchor when its
+            // window has passed.
+            clock.cached_now().unwrap_or_else(|| clock.now_ms());
+            note(&mut seen, clock.anchor());
         }
-        // As in `a_clock_step_is_seen_within_a_millisecond`: the millisecond before
-        // a step may come for less than 1 ms after it.
-        let settled = sim.true_ns.get() + 1_000_000;
-        let end = sim.true_ns.get() + 20_000_000;
-        while sim.true_ns.get() < end {
-            calls += 1;
-            random ^= random << 13;
-            random ^= random >> 7;
-            random ^= random << 17;
-            sim.core.set(usize::from(random & 1 == 1));
-            if random & 6 == 0 {
-                // Another thread reads the clock, replacing the anchor when its
-                // window has passed.
-                clock.cached_now().unwrap_or_else(|| clock.now_ms());
-                note(&mut seen, clock.anchor());
-            }
-            let shown_before = sim.shown_ms();
-            let current: Vec<Anchor> = seen
-                .iter()
-                .copied()
-                .filter(|&a| clock.is_current(a))
-                .collect();
-            let shown_after = sim.shown_ms();
-            assert!(current.len() <= 1, "several anchors hold: {current:?}");
-            if let Some(&a) = current.first() {
-                held += 1;
-                assert_eq!(
-                    clock.anchor(),
-                    a,
-                    "anchor {a:?} holds, but it is not the one published"
+        let shown_before = sim.shown_ms();
+        let current: Vec<Anchor> = seen
+            .iter()
+            .copied()
+            .filter(|&a| clock.is_current(a))
+            .collect();
+        let shown_after = sim.shown_ms();
+        assert!(current.len() <= 1, "several anchors hold: {current:?}");
+        if let Some(&a) = current.first() {
+            held += 1;
+            assert_eq!(
+                clock.anchor(),
+                a,
+                "anchor {a:?} holds, but it is not the one published"
+            );
+            let ms = a.ms();
+            if settled {
+                assert!(
+                    shown_before <= ms && ms <= shown_after,
+                    "anchor {a:?} holds with {ms}, the clock showed {shown_before} to {shown_after}"
                 );
-                let ms = a.ms();
-                if sim.true_ns.get() >= settled {
-                    assert!(
-                        shown_before <= ms && ms <= shown_after,
-                        "anchor {a:?} holds with {ms}, the clock showed {shown_before} to {shown_after}"
-                    );
-                }
             }
-            sim.advance(random >> 55);
         }
-    }
+    });
     assert!(
         held > calls / 4,
         "an anchor held at {held} of {calls} calls"

@@ -1,6 +1,7 @@
 //! For the tests that fork (Unix): a pipe, writing to and reading from its ends, the
 //! IDs a child sends through it, waiting for a child (with or without a time limit),
-//! and the lock under which a test binary's tests fork one at a time.
+//! the lock under which a test binary's tests fork one at a time, and the installing
+//! of a SIGUSR1 handler for the tests that fork or read clocks from one.
 //!
 //! Between `fork()` and `_exit` a child of a process with other threads may only do
 //! what needs no lock another thread may have held at the fork, the allocator's
@@ -182,4 +183,21 @@ pub fn fork_and_generate(
         received.len()
     );
     (parent_ids, ids_from_bytes(&received))
+}
+
+/// Installs `handler` for SIGUSR1 (`SA_RESTART`, nothing masked). The handler must do
+/// only what a signal handler may (each test says what its handler does).
+pub fn on_sigusr1(handler: extern "C" fn(libc::c_int)) {
+    // SAFETY: a zeroed `sigaction` is a valid value to fill in; the handler is an
+    // `extern "C" fn(c_int)`, the type `sa_sigaction` takes without `SA_SIGINFO`.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handler as *const () as usize;
+        action.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&raw mut action.sa_mask);
+        assert_eq!(
+            libc::sigaction(libc::SIGUSR1, &raw const action, std::ptr::null_mut()),
+            0
+        );
+    }
 }
