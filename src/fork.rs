@@ -264,4 +264,142 @@ mod tests {
         count.store(saved, Ordering::Relaxed);
         (waited > 0 && libc::WIFEXITED(status) && kept).then(|| libc::WEXITSTATUS(status) == 0)
     }
+
+    /// Review (core-review-2): a `fork()` from a signal handler that interrupts
+    /// `take_count` between its `fetch_add` on `COUNTS` and its compare-exchange on the
+    /// count gives parent and child the same count. The child's page is zeroed, but it
+    /// goes on with the parent's half-taken `fresh` and stores it: "a count never used
+    /// in its ancestry" is its parent's. The call that was interrupted
+    /// (`Scru128Generator::with_rng_and_clock`, in a child that has not taken its count
+    /// yet) then stamps one generator with that count in both processes, and neither
+    /// sees a fork: with a seeded source (no fork salt) they make the same IDs.
+    ///
+    /// The fork is placed exactly by a hardware write watchpoint on `COUNTS`
+    /// (`perf_event_open` with `sigtrap`: a synchronous SIGTRAP right after the
+    /// `lock xadd`), whose handler forks; everything runs in a child process.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn review_a_fork_inside_take_count_gives_parent_and_child_the_same_count() {
+        use core::sync::atomic::{AtomicI32, AtomicI64};
+        use std::time::{Duration, Instant};
+
+        static PERF_FD: AtomicI32 = AtomicI32::new(-1);
+        static FORKED: AtomicI64 = AtomicI64::new(0);
+        const RECORD: usize = 8 + 4 * 16;
+
+        extern "C" fn on_trap(_: libc::c_int) {
+            if FORKED.load(Ordering::Relaxed) != 0 {
+                return;
+            }
+            // SAFETY: async-signal-safe system calls: stop the watchpoint, fork.
+            unsafe { libc::ioctl(PERF_FD.load(Ordering::Relaxed), 0x2401, 0) }; // DISABLE
+            let pid = unsafe { libc::fork() };
+            FORKED.store(if pid == 0 { -1 } else { i64::from(pid) }, Ordering::Relaxed);
+        }
+
+        let mut fds = [0; 2];
+        // SAFETY: a pipe for the records.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the child T runs the scenario and leaves with `_exit`.
+        let t = unsafe { libc::fork() };
+        assert!(t >= 0);
+        if t == 0 {
+            // T: a child whose count is 0 until it takes one.
+            // SAFETY: a handler that only makes system calls and stores atomics.
+            unsafe {
+                let mut action: libc::sigaction = core::mem::zeroed();
+                action.sa_sigaction = on_trap as *const () as usize;
+                libc::sigemptyset(&raw mut action.sa_mask);
+                libc::sigaction(libc::SIGTRAP, &raw const action, core::ptr::null_mut());
+            }
+            let mut attr = [0u64; 16]; // perf_event_attr, PERF_ATTR_SIZE_VER7
+            attr[0] = 5 | (128 << 32); // PERF_TYPE_BREAKPOINT, size
+            attr[2] = 1; // sample_period
+            attr[5] = (1 << 5) | (1 << 6) | (1 << 36) | (1 << 37); // excl. kernel, hv; remove_on_exec; sigtrap
+            attr[6] = 2 << 32; // bp_type HW_BREAKPOINT_W
+            attr[7] = (&raw const super::COUNTS) as u64; // bp_addr
+            attr[8] = 4; // bp_len
+            // SAFETY: a watchpoint on this thread only.
+            let fd = unsafe {
+                libc::syscall(libc::SYS_perf_event_open, attr.as_ptr(), 0, -1, -1, 8)
+            };
+            if fd < 0 {
+                // SAFETY: ends T at once.
+                unsafe { libc::_exit(3) }
+            }
+            PERF_FD.store(fd as i32, Ordering::Relaxed);
+            let mut n = 0x2545_f491_u32;
+            let rng = move || {
+                n = n.wrapping_mul(0x9e37_79b9).wrapping_add(0x7f4a_7c15);
+                n
+            };
+            // The first count T takes: the watchpoint fires inside it.
+            let mut g = crate::Scru128Generator::with_rng_and_clock(rng, || 1_700_000_000_000u64);
+            let mut record = [0u8; RECORD];
+            record[..4].copy_from_slice(&(FORKED.load(Ordering::Relaxed) as i32).to_le_bytes());
+            record[4..8].copy_from_slice(&super::epoch().to_le_bytes());
+            for i in 0..4 {
+                let id = g.generate();
+                record[8 + 16 * i..24 + 16 * i].copy_from_slice(&id.to_u128().to_be_bytes());
+            }
+            // SAFETY: one write of less than PIPE_BUF bytes (atomic), then out.
+            unsafe {
+                libc::write(fds[1], record.as_ptr().cast(), RECORD);
+                let forked = FORKED.load(Ordering::Relaxed);
+                if forked > 0 {
+                    libc::waitpid(forked as i32, core::ptr::null_mut(), 0);
+                }
+                libc::_exit(if forked == 0 { 4 } else { 0 })
+            }
+        }
+        // SAFETY: the parent's copy of the write end.
+        unsafe { libc::close(fds[1]) };
+        let mut records = std::vec::Vec::new();
+        let mut buf = [0u8; 2 * RECORD];
+        let mut got = 0;
+        let start = Instant::now();
+        while got < buf.len() && start.elapsed() < Duration::from_secs(20) {
+            let mut poll = libc::pollfd { fd: fds[0], events: libc::POLLIN, revents: 0 };
+            // SAFETY: polls and reads our pipe.
+            if unsafe { libc::poll(&raw mut poll, 1, 100) } > 0 {
+                let n = unsafe { libc::read(fds[0], buf[got..].as_mut_ptr().cast(), buf.len() - got) };
+                if n <= 0 {
+                    break;
+                }
+                got += n as usize;
+            }
+        }
+        let mut status = 0;
+        // SAFETY: our child T, killed if it hung, and reaped.
+        unsafe {
+            libc::kill(t, libc::SIGKILL);
+            libc::waitpid(t, &raw mut status, 0);
+            libc::close(fds[0]);
+        }
+        if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 3 {
+            std::eprintln!("perf_event_open refused: the scenario could not be set up");
+            return;
+        }
+        assert!(
+            !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 4),
+            "the watchpoint never fired"
+        );
+        assert_eq!(got, 2 * RECORD, "two records, from T and from its child");
+        for r in buf.chunks(RECORD) {
+            let epoch = u32::from_le_bytes(r[4..8].try_into().unwrap());
+            let ids: std::vec::Vec<u128> = r[8..]
+                .chunks(16)
+                .map(|c| u128::from_be_bytes(c.try_into().unwrap()))
+                .collect();
+            records.push((epoch, ids));
+        }
+        assert_ne!(
+            records[0].1, records[1].1,
+            "parent and child made the same IDs"
+        );
+        assert_ne!(
+            records[0].0, records[1].0,
+            "parent and child have the same fork count"
+        );
+    }
 }

@@ -708,3 +708,49 @@ fn an_overflow_is_no_rollback_under_a_process_allowance_of_0() {
     let from_a = next(&mut a, &shared, &ra, T0, 1);
     assert!(from_a > last, "A's IDs went down: {from_a} after {last}");
 }
+
+/// Review (core-review-2): the reset count wraps (20 bits above the timestamp), and
+/// `clock_high` is raised only by `fetch_max`: after the 2^20-th reset the stamp's
+/// count is 0 again while `clock_high` still holds the count 2^20 − 1 above it, so no
+/// claim can ever lower it to the new run's readings. Every claim from then on falls
+/// back to the newest timestamp, and the first review's defect (a counter overflow
+/// taken for a rollback under an allowance of 0: a reset, and IDs going down, with
+/// the clock never going back) is back for the rest of the process.
+#[test]
+fn review_the_reset_count_wrap_leaves_clock_high_stuck_above_every_reading() {
+    use core::sync::atomic::Ordering::Relaxed;
+    let shared = Shared::new();
+    shared.rollback_allowance.store(0, Relaxed);
+    let (ra, rb) = (Counting::new(), Counting::new());
+    let (mut a, mut b) = (thread(), thread());
+    // 2^20 resets, each a real step back of 1 ms under the allowance of 0.
+    let wraps = 1u64 << (64 - super::TIMESTAMP_BITS);
+    for _ in 0..wraps {
+        next(&mut a, &shared, &ra, T0 + 1, 1);
+        next(&mut a, &shared, &ra, T0, 1);
+    }
+    assert_eq!(shared.stamp.0.load(Relaxed) >> super::TIMESTAMP_BITS, 0, "wrapped");
+    // From here on the clock only moves forward: T0 + 10, held while A spends
+    // every block of it (one ID per block) until the counter overflows.
+    let t1 = T0 + 10;
+    let mut last = next(&mut a, &shared, &ra, t1, 1);
+    while last.unix_ts_ms() == t1 {
+        a.block.end = a.block.next;
+        let id = next(&mut a, &shared, &ra, t1, 1);
+        assert!(id > last);
+        last = id;
+    }
+    assert_eq!(last.unix_ts_ms(), t1 + 1, "the overflow borrowed t1 + 1");
+    let resets = shared.stamp.0.load(Relaxed) >> super::TIMESTAMP_BITS;
+    // B's first ID, with the clock still at t1 (never back since the wrap).
+    let from_b = next(&mut b, &shared, &rb, t1, 1);
+    assert_eq!(
+        shared.stamp.0.load(Relaxed) >> super::TIMESTAMP_BITS,
+        resets,
+        "a reset with the clock never going back (clock_high {:#x})",
+        shared.clock_high.load(Relaxed)
+    );
+    assert_eq!(from_b.unix_ts_ms(), t1 + 1);
+    let from_a = next(&mut a, &shared, &ra, t1, 1);
+    assert!(from_a > last, "A's IDs went down: {from_a} after {last}");
+}
