@@ -309,6 +309,7 @@ impl<R: RandomSource, C: Clock> Scru128Generator<R, C> {
             core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
             // The count as stored: a child's 0 (before it takes its own) differs from
             // the state's, which came from `fork::watch` or `fork::epoch`, never 0.
+            // (`watch` may give a value no count equals: then the state looks copied.)
             !self.forked(crate::fork::count_now())
         }
         #[cfg(not(feature = "std"))]

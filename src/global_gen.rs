@@ -67,8 +67,7 @@ struct Shared {
     /// newer timestamp, and first at a reset.
     stamp: Line<AtomicU64>,
     /// `(resets << 44) | timestamp` of the latest clock reading a claim acted on since
-    /// the last reset (raised by `fetch_max`; the reset count above makes a reading from
-    /// before a reset lower than every one after it). A rollback is measured from it,
+    /// the last reset (`raise_clock_high`). A rollback is measured from it,
     /// not from the newest timestamp, which counter overflows may have moved ahead of
     /// the clock: running ahead is not the clock going back (as `Scru128Generator`'s
     /// latest reading).
@@ -354,9 +353,7 @@ fn claim(
         }
         // After the claim: a claim that has not yet seen this reading measures from an
         // earlier one, which can only miss a reset by the difference (never makes one).
-        shared
-            .clock_high
-            .fetch_max((resets << TIMESTAMP_BITS) | now, Relaxed);
+        raise_clock_high(shared, resets, now);
         if renew {
             *per_sec = PerSec {
                 value: per_sec_random,
@@ -375,6 +372,34 @@ fn claim(
             stamp: new_stamp,
             anchor: 0,
         });
+    }
+}
+
+/// Raises the latest clock reading to `now`, for a claim under the reset count
+/// `resets`: within one run of the generator (the same count) only upwards; a mark of
+/// another run is replaced only while `resets` is the stamp's. Counts are compared for
+/// equality only, never by size, so that the count's wrap (after 2^20 resets) leaves
+/// no mark above every reading of the runs after it (the review of the redesign: with
+/// `fetch_max`, every claim after the wrap fell back to the newest timestamp).
+fn raise_clock_high(shared: &Shared, resets: u64, now: u64) {
+    let new = (resets << TIMESTAMP_BITS) | now;
+    let mut high = shared.clock_high.load(Relaxed);
+    loop {
+        if high >> TIMESTAMP_BITS == resets {
+            if high & MAX_TIMESTAMP >= now {
+                return;
+            }
+        } else if shared.stamp.0.load(Relaxed) >> TIMESTAMP_BITS != resets {
+            // A claim of a run that a reset has ended since.
+            return;
+        }
+        match shared
+            .clock_high
+            .compare_exchange_weak(high, new, Relaxed, Relaxed)
+        {
+            Ok(_) => return,
+            Err(found) => high = found,
+        }
     }
 }
 

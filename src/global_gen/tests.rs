@@ -709,15 +709,14 @@ fn an_overflow_is_no_rollback_under_a_process_allowance_of_0() {
     assert!(from_a > last, "A's IDs went down: {from_a} after {last}");
 }
 
-/// Review (core-review-2): the reset count wraps (20 bits above the timestamp), and
-/// `clock_high` is raised only by `fetch_max`: after the 2^20-th reset the stamp's
-/// count is 0 again while `clock_high` still holds the count 2^20 − 1 above it, so no
-/// claim can ever lower it to the new run's readings. Every claim from then on falls
-/// back to the newest timestamp, and the first review's defect (a counter overflow
-/// taken for a rollback under an allowance of 0: a reset, and IDs going down, with
-/// the clock never going back) is back for the rest of the process.
+/// The reset count wraps (20 bits above the timestamp) and the latest reading still
+/// follows the runs after the wrap (found by the redesign's review): raised by
+/// `fetch_max`, it kept the count 2^20 − 1 above every later one, every claim fell
+/// back to the newest timestamp, and a counter overflow under an allowance of 0 was
+/// a rollback again (a reset, IDs going down, the clock never back). Counts are now
+/// compared for equality only.
 #[test]
-fn review_the_reset_count_wrap_leaves_clock_high_stuck_above_every_reading() {
+fn the_latest_reading_follows_the_runs_after_the_reset_count_wraps() {
     use core::sync::atomic::Ordering::Relaxed;
     let shared = Shared::new();
     shared.rollback_allowance.store(0, Relaxed);
@@ -729,7 +728,11 @@ fn review_the_reset_count_wrap_leaves_clock_high_stuck_above_every_reading() {
         next(&mut a, &shared, &ra, T0 + 1, 1);
         next(&mut a, &shared, &ra, T0, 1);
     }
-    assert_eq!(shared.stamp.0.load(Relaxed) >> super::TIMESTAMP_BITS, 0, "wrapped");
+    assert_eq!(
+        shared.stamp.0.load(Relaxed) >> super::TIMESTAMP_BITS,
+        0,
+        "wrapped"
+    );
     // From here on the clock only moves forward: T0 + 10, held while A spends
     // every block of it (one ID per block) until the counter overflows.
     let t1 = T0 + 10;
