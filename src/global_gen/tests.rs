@@ -757,3 +757,55 @@ fn the_latest_reading_follows_the_runs_after_the_reset_count_wraps() {
     let from_a = next(&mut a, &shared, &ra, t1, 1);
     assert!(from_a > last, "A's IDs went down: {from_a} after {last}");
 }
+
+/// Review (core-review-3): a claim measures the rollback of its clock reading from the
+/// latest reading, but loads that mark after its own reading, so a mark raised by
+/// another thread's claim in between (a reading taken after its own) makes its
+/// reading look like a step back. Under an allowance of 0, with the shared word's
+/// timestamp ahead of the clock after counter overflows (it moves the stamp not), the
+/// reset's compare-exchange on the stamp succeeds and the one on the word fails: the
+/// stamp's run has moved on, and the retry, whose run has no mark yet, measures from
+/// the word's timestamp, which the overflows put ahead of the clock: a second reset,
+/// a real one, and IDs going down. The clock never went back: A reads T0 throughout,
+/// C reads T0 + 1, B reads T0 just before C's claim (from inside B's clock read) and
+/// T0 + 1 after it.
+#[test]
+fn review_a_reading_older_than_the_mark_it_loads_resets_with_the_clock_never_back() {
+    use core::sync::atomic::Ordering::Relaxed;
+    let shared = Shared::new();
+    shared.rollback_allowance.store(0, Relaxed);
+    let (ra, rb, rc) = (Counting::new(), Counting::new(), Counting::new());
+    let (mut a, mut b, mut c) = (thread(), thread(), thread());
+    // A spends every block at T0 and at T0 + 1 (one ID per block, the clock at T0):
+    // two overflows put the word's timestamp at T0 + 2.
+    let mut last = next(&mut a, &shared, &ra, T0, 1);
+    while last.unix_ts_ms() < T0 + 2 {
+        a.block.end = a.block.next;
+        let id = next(&mut a, &shared, &ra, T0, 1);
+        assert!(id > last);
+        last = id;
+    }
+    // C's claim at T0 + 1 (from inside B's first clock read, which gives B the
+    // time just before it): the timestamp stays T0 + 2, the mark moves to T0 + 1.
+    let reads = Cell::new(0);
+    let mut from_c = None;
+    let clock = || {
+        reads.set(reads.get() + 1);
+        if reads.get() == 1 {
+            from_c = Some(next(&mut c, &shared, &rc, T0 + 1, 1));
+            T0
+        } else {
+            T0 + 1
+        }
+    };
+    let from_b = b.next_id(|| 1, &shared, clock, || &rb).unwrap();
+    let from_c = from_c.unwrap();
+    assert!(from_c > last);
+    let resets = shared.stamp.0.load(Relaxed) >> super::TIMESTAMP_BITS;
+    assert!(
+        resets == 0 && from_b > from_c,
+        "{resets} reset(s) with the clock never going back: B's ID {from_b} (at {}) after C's {from_c} (at {})",
+        from_b.unix_ts_ms(),
+        from_c.unix_ts_ms()
+    );
+}
