@@ -230,15 +230,10 @@ impl<R: PerIdRandom> Local<R> {
         clock: &mut impl FnMut() -> u64,
         new_rng: impl FnOnce() -> R,
     ) -> Result<Scru128Id, GenerateError> {
-        let stamp = shared.stamp.0.load(Relaxed);
-        let word = shared.claims.0.load(Relaxed);
-        // The reading after the loads, as the compiler and the CPU order them (relaxed
-        // loads may otherwise move past the clock's; free on x86-64): see `claim`.
-        fence(Acquire);
-        let now_ms = clock();
+        let seen = Seen::load(shared, clock);
         let rng = match &mut self.rng {
-            Some(rng) if self.block.usable(now_ms, stamp, fork_epoch) => rng,
-            _ => self.claim_block(fork_epoch, shared, (stamp, word, now_ms), clock, new_rng)?,
+            Some(rng) if self.block.usable(seen.reading, seen.stamp, fork_epoch) => rng,
+            _ => self.claim_block(fork_epoch, shared, seen, clock, new_rng)?,
         };
         let per_gen = rng.per_id(fork_epoch);
         let block = &mut self.block;
@@ -259,7 +254,7 @@ impl<R: PerIdRandom> Local<R> {
         &mut self,
         fork_epoch: u32,
         shared: &Shared,
-        first: (u64, u64, u64),
+        first: Seen,
         clock: &mut impl FnMut() -> u64,
         new_rng: impl FnOnce() -> R,
     ) -> Result<&mut R, GenerateError> {
@@ -277,18 +272,58 @@ impl<R: PerIdRandom> Local<R> {
     }
 }
 
-/// Claims a block from `shared`, starting from the stamp, the word and the clock
-/// reading in `first` (read in that order), and reading all three again after a claim
-/// lost to another thread's; `per_sec` is the thread's, renewed when due.
+/// The shared words as a call found them, and the clock reading it took after.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    stamp: u64,
+    word: u64,
+    high: u64,
+    /// Unix milliseconds.
+    reading: u64,
+}
+
+impl Seen {
+    /// Loads the words, then reads the clock: as the compiler and the CPU order them
+    /// (relaxed loads may otherwise move past the clock's; the fence is free on
+    /// x86-64). So every claim and mark the words show came from a reading taken
+    /// before this one: the word sees readings in the order it changes, and no
+    /// reading is older than the latest-reading mark it is measured from (a mark
+    /// loaded after the reading may hold another thread's later one, which the
+    /// review of the redesign found taken for a step back).
+    #[inline]
+    fn load(shared: &Shared, clock: &mut impl FnMut() -> u64) -> Self {
+        let stamp = shared.stamp.0.load(Relaxed);
+        let word = shared.claims.0.load(Relaxed);
+        let high = shared.clock_high.load(Relaxed);
+        fence(Acquire);
+        Self {
+            stamp,
+            word,
+            high,
+            reading: clock(),
+        }
+    }
+}
+
+/// Claims a block from `shared`, starting from what `first` saw, and loading the
+/// words and reading the clock again after a claim lost to another thread's;
+/// `per_sec` is the thread's, renewed when due.
 fn claim(
     fork_epoch: u32,
     shared: &Shared,
-    (mut stamp, mut word, mut claimed_at_ms): (u64, u64, u64),
+    first: Seen,
     clock: &mut impl FnMut() -> u64,
     rng: &mut impl FieldRandom,
     per_sec: &mut PerSec,
 ) -> Result<Block, GenerateError> {
+    let mut seen = first;
     loop {
+        let Seen {
+            stamp,
+            word,
+            high,
+            reading: claimed_at_ms,
+        } = seen;
         let now = timestamp_from_clock(claimed_at_ms)?;
         let last_timestamp = word >> BLOCK_NUMBER_BITS;
         let last_counter = if shared.claimed_in.load(Relaxed) == fork_epoch {
@@ -303,7 +338,6 @@ fn claim(
         // a claim after the newest reset has raised that mark, from the newest
         // timestamp (a reset whose claim lost to another thread's is still seen).
         let resets = stamp >> TIMESTAMP_BITS;
-        let high = shared.clock_high.load(Relaxed);
         let clock_high = if high >> TIMESTAMP_BITS == resets {
             high & MAX_TIMESTAMP
         } else {
@@ -339,10 +373,7 @@ fn claim(
         if !claimed {
             // Another thread claimed (or reset) first: look again, and read the clock
             // again, after its claim.
-            stamp = shared.stamp.0.load(Relaxed);
-            word = shared.claims.0.load(Relaxed);
-            fence(Acquire);
-            claimed_at_ms = clock();
+            seen = Seen::load(shared, clock);
             continue;
         }
         if shared.claimed_in.load(Relaxed) != fork_epoch {

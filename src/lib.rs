@@ -272,6 +272,13 @@ pub mod __private {
     /// For a front end whose users expect another rule: the npm package sets
     /// `u64::MAX`, as npm scru128 1.0.1 never started over (node/). Each copy of the
     /// library (each extension module) has its own process-wide generator.
+    ///
+    /// The step back is measured from the latest clock reading a claim of a block acted
+    /// on, as `Scru128Generator` measures it, but for the moment after a reset before
+    /// any claim of the new run has noted its reading: then from the newest timestamp,
+    /// which counter overflows can move ahead of the clock by a millisecond or so. An
+    /// allowance of a few milliseconds or less may take such an overflow for a step
+    /// back then (a reset); the default and `u64::MAX` cannot.
     #[cfg(feature = "std")]
     pub fn set_process_rollback_allowance(ms: u64) {
         crate::global_gen::set_rollback_allowance(ms);

@@ -758,19 +758,17 @@ fn the_latest_reading_follows_the_runs_after_the_reset_count_wraps() {
     assert!(from_a > last, "A's IDs went down: {from_a} after {last}");
 }
 
-/// Review (core-review-3): a claim measures the rollback of its clock reading from the
-/// latest reading, but loads that mark after its own reading, so a mark raised by
-/// another thread's claim in between (a reading taken after its own) makes its
-/// reading look like a step back. Under an allowance of 0, with the shared word's
-/// timestamp ahead of the clock after counter overflows (it moves the stamp not), the
-/// reset's compare-exchange on the stamp succeeds and the one on the word fails: the
-/// stamp's run has moved on, and the retry, whose run has no mark yet, measures from
-/// the word's timestamp, which the overflows put ahead of the clock: a second reset,
-/// a real one, and IDs going down. The clock never went back: A reads T0 throughout,
-/// C reads T0 + 1, B reads T0 just before C's claim (from inside B's clock read) and
-/// T0 + 1 after it.
+/// A claim loads the latest-reading mark before it reads the clock (found by the
+/// redesign's review): loaded after, a mark raised by another thread's claim in
+/// between (a reading taken after its own) made its reading look like a step back.
+/// Under an allowance of 0, with the shared word's timestamp ahead of the clock after
+/// counter overflows, the reset's compare-exchange on the stamp succeeded and the one
+/// on the word failed, and the retry measured from the word's overflowed timestamp: a
+/// second reset, and IDs going down, the clock never back. Here A reads T0
+/// throughout, C reads T0 + 1, B reads T0 just before C's claim (from inside B's clock
+/// read) and T0 + 1 after it.
 #[test]
-fn review_a_reading_older_than_the_mark_it_loads_resets_with_the_clock_never_back() {
+fn a_reading_taken_before_another_threads_mark_is_no_step_back() {
     use core::sync::atomic::Ordering::Relaxed;
     let shared = Shared::new();
     shared.rollback_allowance.store(0, Relaxed);
