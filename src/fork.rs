@@ -103,10 +103,21 @@ fn take_count() -> u32 {
             }
         };
         match count.compare_exchange(TAKING, fresh, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return fresh,
+            Ok(_) => {
+                // Whatever is stamped with the count is written after the draw from
+                // `COUNTS`, for every observer, a `fork()` by another thread included
+                // (x86-64 keeps stores in order anyway; arm64 does not): a child whose
+                // copy holds a stamp holds the draw too, and takes a count past it.
+                // Once in a process.
+                core::sync::atomic::fence(Ordering::SeqCst);
+                return fresh;
+            }
             // Zeroed since the mark: this is a child, forked meanwhile.
             Err(0) => {}
-            Err(stored) => return stored,
+            Err(stored) => {
+                core::sync::atomic::fence(Ordering::SeqCst);
+                return stored;
+            }
         }
     }
 }
