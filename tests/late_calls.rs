@@ -14,11 +14,11 @@
 //! its destructor for 1.5 s while another thread sends it `SIGUSR1` each time the last
 //! one was handled; the handler reads `SystemClock` and makes an ID with a generator
 //! over it (what `SystemClock`'s docs allow in a handler). Before the redesign of the
-//! core (commit efe6f6e) a nested read waited for its own interrupted refresh: 2 runs
-//! of 6 hung on an AMD EPYC, with and without a slow system clock
-//! (`tests/common/slow_clock.c`, 14 µs a read; used where a C compiler is at hand),
-//! in debug and release builds; the control, the same loop in the thread's body,
-//! never did. Each runs 5 times with the real clock and 5 with the slow one.
+//! core a nested read waited for its own interrupted refresh: on the old core (commit
+//! 898f4a2, AMD EPYC, debug build) 6 of 10 runs hung, 1 of 5 with the real clock and 5
+//! of 5 with a slow system clock (`tests/common/slow_clock.c`, 14 µs a read; used where
+//! a C compiler is at hand); the control, the same loop in the thread's body, never
+//! did. Each runs 5 times with the real clock and 5 with the slow one.
 use std::process::ExitCode;
 
 mod common;
@@ -423,7 +423,7 @@ mod linux {
         let mut runs = 0;
         for scenario in SCENARIOS {
             let signals = scenario.mode.starts_with("signal");
-            // The signal scenarios several times (the hang came 2 runs of 6), and with a
+            // The signal scenarios several times (on the old core the hang came in 1 run of 5 with the real clock), and with a
             // slow clock where one can be built.
             let mut variants: Vec<Vec<(&str, String)>> = vec![vec![]];
             if signals {
