@@ -57,7 +57,7 @@ fn count() -> &'static AtomicU32 {
 #[inline]
 pub(crate) fn epoch() -> u32 {
     match count().load(Ordering::Relaxed) {
-        0 | TAKING => take_count(),
+        0 | TAKING => take_count().0,
         epoch => epoch,
     }
 }
@@ -65,7 +65,7 @@ pub(crate) fn epoch() -> u32 {
 /// On the count while a count is being taken: never a count.
 const TAKING: u32 = u32::MAX;
 
-/// What [`watch`] gives a state made while this process had no count yet: never a
+/// What [`watch`] gives a state whose making a fork interrupted, in the child: never a
 /// count, nor on the count, so such a state looks copied by a fork wherever it is used.
 const UNKNOWN: u32 = u32::MAX - 1;
 
@@ -87,14 +87,16 @@ pub(crate) fn count_now() -> u32 {
 /// child draws again from its copy of `COUNTS`, past the parent's number. (Stored over
 /// 0, a number drawn before the fork was the parent's and the child's alike, and so
 /// was whatever the interrupted call stamped with it: the review of the redesign.)
+/// Also returns whether this call was interrupted so, in the child.
 #[cold]
 #[inline(never)]
-fn take_count() -> u32 {
+fn take_count() -> (u32, bool) {
     let count = count();
+    let mut forked = false;
     loop {
         match count.compare_exchange(0, TAKING, Ordering::Relaxed, Ordering::Relaxed) {
             Ok(_) | Err(TAKING) => {}
-            Err(stored) => return stored,
+            Err(stored) => return (stored, forked),
         }
         let fresh = loop {
             let n = COUNTS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
@@ -110,13 +112,13 @@ fn take_count() -> u32 {
                 // copy holds a stamp holds the draw too, and takes a count past it.
                 // Once in a process.
                 core::sync::atomic::fence(Ordering::SeqCst);
-                return fresh;
+                return (fresh, forked);
             }
             // Zeroed since the mark: this is a child, forked meanwhile.
-            Err(0) => {}
+            Err(0) => forked = true,
             Err(stored) => {
                 core::sync::atomic::fence(Ordering::SeqCst);
-                return stored;
+                return (stored, forked);
             }
         }
     }
@@ -183,11 +185,13 @@ fn map_wiped_page(page_size: usize) -> Option<*const AtomicU32> {
 }
 
 /// Makes sure forks are counted from now on; returns the count to stamp a new state
-/// with: the current count, or where this process had not taken its count yet when
-/// called, a value no count equals. Taking the count is the one step of making a
-/// state that a `fork()` (from a signal handler) can interrupt and leave parent and
-/// child each believing the state its own; a state stamped so is treated as copied
-/// at its first use, in both (a generator salts its draws, `DefaultRng` reseeds).
+/// with: the current count, or, in a child whose taking of the count here was
+/// interrupted by the `fork()` that made it (from a signal handler), a value no count
+/// equals. That fork came while the state was being made, after its parts were: the
+/// child's state is then treated as copied at its first use (a generator salts its
+/// draws, `DefaultRng` reseeds), and the parent's keeps its own count. A state made
+/// in a child that simply had not taken its count yet gets the child's count (a seeded
+/// generator made there stays deterministic).
 ///
 /// # Panics
 ///
@@ -199,9 +203,13 @@ pub(crate) fn watch() -> u32 {
         !REGISTRATION_FAILED.load(Ordering::Relaxed),
         "scru128: pthread_atfork failed; cannot detect fork()"
     );
-    let before = count_now();
-    let epoch = epoch();
-    if before == epoch { epoch } else { UNKNOWN }
+    match count_now() {
+        0 | TAKING => match take_count() {
+            (_, true) => UNKNOWN,
+            (count, false) => count,
+        },
+        count => count,
+    }
 }
 
 static REGISTERED: AtomicBool = AtomicBool::new(false);
@@ -311,7 +319,7 @@ mod tests {
 
     /// Reads from `fd` into `buf` until it is full, the writers are gone or `limit`
     /// has passed; returns how many bytes came.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg(target_os = "linux")]
     fn read_within(fd: libc::c_int, buf: &mut [u8], limit: std::time::Duration) -> usize {
         let mut got = 0;
         let start = std::time::Instant::now();
@@ -333,6 +341,56 @@ mod tests {
         got
     }
 
+    /// A seeded generator made in a child that had not taken its count yet is that
+    /// child's own: its IDs are the seed's, as in any process (only a state whose
+    /// making a fork interrupted is treated as copied).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_seeded_generator_made_in_a_child_keeps_its_ids() {
+        fn ids() -> [u8; 64] {
+            let mut n = 7_u32;
+            let rng = move || {
+                n = n.wrapping_mul(0x9e37_79b9).wrapping_add(1);
+                n
+            };
+            let mut g = crate::Scru128Generator::with_rng_and_clock(rng, || 1_700_000_000_000u64);
+            let mut out = [0u8; 64];
+            for chunk in out.chunks_mut(16) {
+                chunk.copy_from_slice(&g.generate().to_u128().to_be_bytes());
+            }
+            out
+        }
+        let here = ids();
+        let mut fds = [0; 2];
+        // SAFETY: a pipe for the child's IDs.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the child only makes IDs (no allocation), writes them and leaves.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let out = ids();
+            // SAFETY: one write of less than PIPE_BUF bytes, then out.
+            unsafe {
+                libc::write(fds[1], out.as_ptr().cast(), out.len());
+                libc::_exit(0)
+            }
+        }
+        // SAFETY: the parent's copy of the write end.
+        unsafe { libc::close(fds[1]) };
+        let mut child = [0u8; 64];
+        let got = read_within(fds[0], &mut child, std::time::Duration::from_secs(20));
+        // SAFETY: our pipe's read end, and our child, reaped.
+        unsafe {
+            libc::close(fds[0]);
+            libc::waitpid(pid, core::ptr::null_mut(), 0);
+        }
+        assert_eq!(got, child.len(), "the child's IDs");
+        assert_eq!(
+            child, here,
+            "a seeded generator made in a child gave other IDs"
+        );
+    }
+
     /// A `fork()` from a signal handler that interrupts `take_count` right after its
     /// draw from `COUNTS` (found by the redesign's review): before the fix, the child's
     /// page was zeroed but it went on with the number drawn and stored it, so parent
@@ -340,8 +398,8 @@ mod tests {
     /// (`Scru128Generator::with_rng_and_clock`, in a child that had not taken its
     /// count yet) was stamped alike in both: with a seeded source (no fork salt yet)
     /// they made the same IDs. Now the number is stored only over the mark the child
-    /// finds zeroed (it draws again), and the generator, stamped with `watch`'s
-    /// "unknown", salts its draws in both.
+    /// finds zeroed (it draws again), and the child's generator, stamped with `watch`'s
+    /// "unknown" (its taking of the count saw the fork), salts its draws.
     ///
     /// The fork is placed exactly by a hardware write watchpoint on `COUNTS`
     /// (`perf_event_open` with `sigtrap`: a synchronous SIGTRAP right after the
