@@ -97,9 +97,8 @@ static SHARED: Shared = Shared::new();
 /// A thread's current block of counters.
 #[derive(Clone, Copy, Debug)]
 struct Block {
-    /// Timestamp (biased) of the block, and the same in Unix milliseconds.
+    /// Timestamp (biased) of the block.
     timestamp: u64,
-    unix_ts_ms: u64,
     /// The clock reading (Unix ms) the block was claimed at.
     claimed_at_ms: u64,
     /// Next counter to hand out, and one past the last of the block.
@@ -111,7 +110,7 @@ struct Block {
     /// The stamp word as this claim left it.
     stamp: u64,
     /// The process clock's anchor whose millisecond lies in this block's range of
-    /// readings (`claimed_at_ms..=unix_ts_ms`), as the slow path last found it; 0 for
+    /// readings (`claimed_at_ms..=` its timestamp in Unix milliseconds), as the slow path last found it; 0 for
     /// none. While the anchor is still that one, the clock reads that millisecond, so
     /// the fast path compares the anchor instead of the reading with both ends.
     anchor: u128,
@@ -120,7 +119,6 @@ struct Block {
 impl Block {
     const EMPTY: Self = Self {
         timestamp: 0,
-        unix_ts_ms: 0,
         claimed_at_ms: 0,
         next: 0,
         end: 0,
@@ -130,13 +128,19 @@ impl Block {
         anchor: 0,
     };
 
+    /// The block's timestamp in Unix milliseconds: the latest clock reading it serves.
+    #[inline]
+    const fn unix_ts_ms(&self) -> u64 {
+        self.timestamp + TIMESTAMP_BIAS
+    }
+
     /// Whether the next ID may come from this block, for a clock reading `now_ms` and
     /// the stamp word `stamp`.
     #[inline]
     fn usable(&self, now_ms: u64, stamp: u64, fork_epoch: u32) -> bool {
         self.next < self.end
             && self.claimed_at_ms <= now_ms
-            && now_ms <= self.unix_ts_ms
+            && now_ms <= self.unix_ts_ms()
             && stamp == self.stamp
             && self.fork_epoch == fork_epoch
     }
@@ -145,7 +149,7 @@ impl Block {
     /// millisecond lies in this block's range of readings.
     #[inline]
     fn note_anchor(&mut self, (anchor, ms): (u128, u64)) {
-        let inside = self.claimed_at_ms <= ms && ms <= self.unix_ts_ms;
+        let inside = self.claimed_at_ms <= ms && ms <= self.unix_ts_ms();
         self.anchor = if inside { anchor } else { 0 };
     }
 }
@@ -394,7 +398,6 @@ fn claim(
         }
         return Ok(Block {
             timestamp: next.timestamp,
-            unix_ts_ms: next.timestamp + TIMESTAMP_BIAS,
             claimed_at_ms,
             next: next.counter,
             end: (next.counter | ((1 << BLOCK_BITS) - 1)) + 1,

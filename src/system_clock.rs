@@ -59,21 +59,11 @@ impl Clock for SystemClock {
 #[inline]
 pub(crate) fn now_ms() -> u64 {
     #[cfg(all(unix, target_arch = "x86_64"))]
-    return match tsc::CLOCK.cached_now() {
-        Some(ms) => ms,
-        None => now_ms_slow(),
-    };
+    return tsc::CLOCK.now_ms();
     #[cfg(all(unix, not(target_arch = "x86_64")))]
     return realtime().0;
     #[cfg(not(unix))]
     crate::id::system_time_to_unix_ms(std::time::SystemTime::now()).unwrap_or(0)
-}
-
-#[cfg(all(unix, target_arch = "x86_64"))]
-#[cold]
-#[inline(never)]
-fn now_ms_slow() -> u64 {
-    tsc::CLOCK.now_ms()
 }
 
 /// The process clock's anchor now, and its millisecond, if it has a window (else the

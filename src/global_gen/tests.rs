@@ -18,7 +18,7 @@ use crate::id::TIMESTAMP_BIAS;
 fn a_block_notes_only_an_anchor_inside_its_range() {
     let mut block = Block {
         claimed_at_ms: 1_700_000_000_100,
-        unix_ts_ms: 1_700_000_000_105,
+        timestamp: 1_700_000_000_105 - TIMESTAMP_BIAS,
         ..Block::EMPTY
     };
     for (anchor, noted) in [
